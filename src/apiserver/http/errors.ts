@@ -1,0 +1,188 @@
+// The server's error catalogue: every failure the API answers with is one of these, carrying the
+// full metav1.Status that goes on the wire (reason, code and message formats of kube-apiserver).
+
+import type { Status, StatusCause, StatusDetails } from '../../api/meta.js';
+
+export type StatusReason =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'UnsupportedMediaType'
+  | 'NotAcceptable'
+  | 'MethodNotAllowed'
+  | 'Expired'
+  | 'Gone'
+  | 'Timeout'
+  | 'RequestEntityTooLarge'
+  | 'TooManyRequests'
+  | 'InternalError';
+
+export const STATUS_REASONS: readonly StatusReason[] = [
+  'NotFound', 'AlreadyExists', 'Conflict', 'Invalid', 'BadRequest', 'Unauthorized', 'Forbidden',
+  'UnsupportedMediaType', 'NotAcceptable', 'MethodNotAllowed', 'Expired', 'Gone', 'Timeout',
+  'RequestEntityTooLarge', 'TooManyRequests', 'InternalError',
+];
+
+export class ApiError extends Error {
+  readonly code: number;
+  readonly reason: StatusReason;
+  readonly status: Status;
+  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = `${reason}Error`;
+    this.code = code;
+    this.reason = reason;
+    this.status = {
+      apiVersion: 'v1',
+      kind: 'Status',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason,
+      ...(details && Object.keys(details).length > 0 ? { details } : {}),
+      code,
+    };
+  }
+}
+
+/** Identifies a resource in messages: `resource` or `resource.group`. */
+export interface QualifiedResource {
+  group: string;
+  resource: string;
+}
+
+export function qualified(qr: QualifiedResource): string {
+  return qr.group ? `${qr.resource}.${qr.group}` : qr.resource;
+}
+
+function details(qr: QualifiedResource, name?: string, extra?: StatusDetails): StatusDetails {
+  return { ...(name ? { name } : {}), ...(qr.group ? { group: qr.group } : {}), kind: qr.resource, ...extra };
+}
+
+export const errors = {
+  notFound(qr: QualifiedResource, name: string): ApiError {
+    return new ApiError(404, 'NotFound', `${qualified(qr)} "${name}" not found`, details(qr, name));
+  },
+  noSuchResource(): ApiError {
+    return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+  },
+  alreadyExists(qr: QualifiedResource, name: string): ApiError {
+    return new ApiError(409, 'AlreadyExists', `${qualified(qr)} "${name}" already exists`, details(qr, name));
+  },
+  conflict(qr: QualifiedResource, name: string, detail: string): ApiError {
+    return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(qr)} "${name}": ${detail}`, details(qr, name));
+  },
+  /** Stale resourceVersion: the message kube-apiserver uses for optimistic-concurrency failures. */
+  staleObject(qr: QualifiedResource, name: string): ApiError {
+    return errors.conflict(qr, name, 'the object has been modified; please apply your changes to the latest version and try again');
+  },
+  applyConflict(message: string, causes: StatusCause[]): ApiError {
+    return new ApiError(409, 'Conflict', message, { causes });
+  },
+  /**
+   * 422 Invalid. `kind` is the Kind (not the resource); causes carry `field` and a message such as
+   * `Required value` or `Invalid value: "x": detail`.
+   */
+  invalid(kind: string, group: string, name: string, causes: FieldError[]): ApiError {
+    const rendered = causes.map((c) => `${c.field}: ${c.message}`);
+    const list = rendered.length === 1 ? rendered[0] : `[${rendered.join(', ')}]`;
+    const subject = group ? `${kind}.${group}` : kind;
+    return new ApiError(422, 'Invalid', `${subject} "${name}" is invalid: ${list}`, {
+      name,
+      ...(group ? { group } : {}),
+      kind,
+      causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })),
+    });
+  },
+  badRequest(message: string): ApiError {
+    return new ApiError(400, 'BadRequest', message);
+  },
+  unauthorized(): ApiError {
+    return new ApiError(401, 'Unauthorized', 'Unauthorized');
+  },
+  forbidden(qr: QualifiedResource, name: string | undefined, message: string): ApiError {
+    const subject = name ? `${qualified(qr)} "${name}"` : qualified(qr);
+    return new ApiError(403, 'Forbidden', `${subject} is forbidden: ${message}`, details(qr, name));
+  },
+  forbiddenPath(user: string, verb: string, path: string): ApiError {
+    return new ApiError(403, 'Forbidden', `forbidden: User "${user}" cannot ${verb} path "${path}"`);
+  },
+  unsupportedMediaType(accepted: string[]): ApiError {
+    return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+  },
+  notAcceptable(accepted: string[]): ApiError {
+    return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+  },
+  methodNotSupported(qr: QualifiedResource, verb: string): ApiError {
+    return new ApiError(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualified(qr)}"`, details(qr));
+  },
+  expired(message: string): ApiError {
+    return new ApiError(410, 'Expired', message);
+  },
+  tooOldResourceVersion(requested: number | string, oldest: number | string): ApiError {
+    return new ApiError(410, 'Expired', `too old resource version: ${requested} (${oldest})`);
+  },
+  tooLargeResourceVersion(requested: number | string, current: number | string): ApiError {
+    return new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    });
+  },
+  tooLarge(limitBytes: number): ApiError {
+    return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`);
+  },
+  tooManyRequests(message: string, retryAfterSeconds: number): ApiError {
+    return new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds });
+  },
+  internal(detail: string, cause?: unknown): ApiError {
+    return new ApiError(500, 'InternalError', `Internal error occurred: ${detail}`, { causes: [{ message: detail }] }, { cause });
+  },
+};
+
+/** One field error inside a 422 Invalid. */
+export interface FieldError {
+  field: string;
+  reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTypeInvalid' | 'FieldValueTooMany';
+  /** Already rendered, e.g. `Required value` or `Invalid value: "x": must be ...`. */
+  message: string;
+}
+
+/** Builders for field errors with kube-apiserver's renderings. */
+export const fieldErrors = {
+  required(field: string, detail?: string): FieldError {
+    return { field, reason: 'FieldValueRequired', message: detail ? `Required value: ${detail}` : 'Required value' };
+  },
+  invalid(field: string, value: unknown, detail: string): FieldError {
+    return { field, reason: 'FieldValueInvalid', message: `Invalid value: ${renderValue(value)}: ${detail}` };
+  },
+  notSupported(field: string, value: unknown, supported: string[]): FieldError {
+    return {
+      field,
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${renderValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+    };
+  },
+  duplicate(field: string, value: unknown): FieldError {
+    return { field, reason: 'FieldValueDuplicate', message: `Duplicate value: ${renderValue(value)}` };
+  },
+  forbidden(field: string, detail: string): FieldError {
+    return { field, reason: 'FieldValueForbidden', message: `Forbidden: ${detail}` };
+  },
+  tooLong(field: string, max: number): FieldError {
+    return { field, reason: 'FieldValueTooLong', message: `Too long: may not be more than ${max} bytes` };
+  },
+  typeInvalid(field: string, value: unknown, detail: string): FieldError {
+    return { field, reason: 'FieldValueTypeInvalid', message: `Invalid value: ${renderValue(value)}: ${detail}` };
+  },
+};
+
+function renderValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v === null || v === undefined) return 'null';
+  return JSON.stringify(v);
+}

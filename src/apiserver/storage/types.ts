@@ -1,0 +1,114 @@
+// Contract between the registry (above) and the revision-log store (below).
+//
+// Keys are `/<group or "core">/<resource>/<namespace or "">/<name>`; a prefix such as
+// `/core/secrets/` or `/core/secrets/ns1/` addresses a collection. `resourceVersion` is the global
+// revision of the row that wrote the object; the store stamps `metadata.resourceVersion` itself.
+// All calls are synchronous (better-sqlite3); a write returns only after its transaction is durable
+// and its event has been handed to the watch fan-out, in revision order.
+
+import type { KubeObject } from '../../api/meta.js';
+
+export interface StoredObject {
+  key: string;
+  /** Revision that wrote this version of the object. */
+  revision: number;
+  /** The object, with metadata.resourceVersion === String(revision). */
+  object: KubeObject;
+}
+
+export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  type: StoreEventType;
+  key: string;
+  revision: number;
+  /** New object; for DELETED the last state, stamped with the delete's revision. */
+  object: KubeObject;
+  /** Previous version (MODIFIED, DELETED); needed for selector transitions in watches. */
+  prevObject?: KubeObject;
+}
+
+export interface ListOptions {
+  /** Only keys strictly greater than this one (pagination). */
+  startAfterKey?: string;
+  /** At most this many items; the result says whether more exist. */
+  limit?: number;
+  /** Read the state as of this revision (consistent pagination); throws StoreCompactedError if compacted. */
+  atRevision?: number;
+  /** Optional in-store filter so limit counts only matching items. */
+  filter?: (obj: KubeObject) => boolean;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** Revision the list reflects (current revision unless atRevision was given). */
+  revision: number;
+  /** Key of the last item returned when more items remain, for the continue token. */
+  continueAfterKey?: string;
+  /** Number of matching items not returned (when known). */
+  remaining?: number;
+}
+
+export interface WatchSubscription {
+  /** Stop delivery; idempotent. */
+  close(): void;
+}
+
+export interface WatchOptions {
+  /** Deliver events with revision > fromRevision (0 = only new events). */
+  fromRevision: number;
+  onEvent: (ev: StoreEvent) => void;
+  /** Called once if the subscriber is dropped (it fell too far behind, or the store closed). */
+  onClose?: (reason: 'slow' | 'closed') => void;
+}
+
+export class StoreConflictError extends Error {
+  constructor(readonly key: string, readonly current: StoredObject | undefined) {
+    super(`conflict on ${key}`);
+    this.name = 'StoreConflictError';
+  }
+}
+export class StoreNotFoundError extends Error {
+  constructor(readonly key: string) {
+    super(`not found: ${key}`);
+    this.name = 'StoreNotFoundError';
+  }
+}
+export class StoreExistsError extends Error {
+  constructor(readonly key: string, readonly current: StoredObject) {
+    super(`already exists: ${key}`);
+    this.name = 'StoreExistsError';
+  }
+}
+/** The requested revision is older than the compacted revision (HTTP 410 Gone upstream). */
+export class StoreCompactedError extends Error {
+  constructor(readonly requested: number, readonly compacted: number) {
+    super(`revision ${requested} has been compacted (oldest available ${compacted})`);
+    this.name = 'StoreCompactedError';
+  }
+}
+
+export interface Store {
+  currentRevision(): number;
+  /** Oldest revision still readable/watchable; requests below it get StoreCompactedError. */
+  compactedRevision(): number;
+  get(key: string): StoredObject | undefined;
+  list(prefix: string, opts?: ListOptions): ListResult;
+  /** Throws StoreExistsError when the key exists. */
+  create(key: string, obj: KubeObject): StoredObject;
+  /**
+   * Replace the object. When expectedRevision is given and differs from the stored one, throws
+   * StoreConflictError carrying the current object. Throws StoreNotFoundError when missing.
+   */
+  update(key: string, obj: KubeObject, expectedRevision?: number): StoredObject;
+  /** Remove the key; same precondition semantics as update. Returns the deleted object. */
+  delete(key: string, expectedRevision?: number): StoredObject;
+  /** Subscribe to events under a key prefix. Throws StoreCompactedError if fromRevision is compacted. */
+  watch(prefix: string, opts: WatchOptions): WatchSubscription;
+  /** Drop superseded revisions older than the retention window; returns rows removed. */
+  compact(): number;
+  /** Arbitrary small metadata (CA material, schema version), stored durably. */
+  getMeta(name: string): string | undefined;
+  setMeta(name: string, value: string): void;
+  close(): void;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// ocm-ts: one binary, one subcommand per component. Each subcommand lives in its own module that
+// parses flags into an options object, validates it, and calls the component's run().
+import 'reflect-metadata';
+import { Command, CommanderError } from 'commander';
+import { registerApiserverCommand } from './apiserver-command.js';
+import { registerHubCommand } from './hub-command.js';
+import { registerAgentCommand } from './agent-command.js';
+import { registerAcceptCommand } from './accept-command.js';
+import { registerGetCommand } from './get-command.js';
+import { registerDemoCommand } from './demo-command.js';
+import { CliUsageError } from './usage-error.js';
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('ocm-ts')
+    .description('Open Cluster Management cluster registration: hub, agent and an embedded Kubernetes API server')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .showHelpAfterError(false);
+  registerApiserverCommand(program);
+  registerHubCommand(program);
+  registerAgentCommand(program);
+  registerAcceptCommand(program);
+  registerGetCommand(program);
+  registerDemoCommand(program);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0; usage mistakes exit 2 (commander already printed one line).
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (err instanceof CliUsageError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

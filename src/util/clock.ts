@@ -1,0 +1,30 @@
+// Injected time source: controllers never call Date.now() or setTimeout directly.
+
+export interface Clock {
+  now(): number;
+  /** Resolves after ms, or rejects with the signal's reason when aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  setTimeout(fn: () => void, ms: number): { cancel(): void };
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const t = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(t);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return { cancel: () => clearTimeout(t) };
+  },
+};
