@@ -1,8 +1,258 @@
-import type { Command } from 'commander';
+// `ocm-ts agent`: the registration agent (spoke-agent.md §2). Flags keep OCM's names and defaults;
+// `_` is accepted in place of `-` in flag names. Bad flags: one line, exit 2. OCM's validation
+// failures: OCM's message, exit 1. SIGINT/SIGTERM stop the agent cleanly (exit 0).
+//
+// Hidden flags shorten timings OCM hardcodes (for tests): --bootstrap-poll-period,
+// --register-resync-period, --secret-dump-resync-period, --addon-lease-sync-period,
+// --informer-resync-period, --cache-sync-timeout, --liveness-period, --liveness-failure-threshold,
+// --restart-backoff (Go duration syntax except the threshold).
 
-// Placeholder until the agent component lands; replaced by its owner.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { FeatureGateError, parseFeatureGates, SPOKE_FEATURE_DEFAULTS } from '../api/feature-gates.js';
+import { serviceAccountNamespace } from '../agent/agent-clients.js';
+import { defaultAgentOptions, type SpokeAgentOptions } from '../agent/options/agent-options.js';
+import { DurationError, parseGoDuration } from '../agent/options/duration.js';
+import { startSpokeAgent } from '../agent/spoke-agent.js';
+import { createLogger, type LogLevel } from '../util/logger.js';
+import { CliUsageError } from './usage-error.js';
+
+/** `--spoke_cluster_name=x` → `--spoke-cluster-name=x` (flag names only, never values); `--cluster-name` → `--spoke-cluster-name`. */
+export function normalizeFlagNames(args: readonly string[]): string[] {
+  const out: string[] = [];
+  let rest = false;
+  for (const a of args) {
+    if (rest || !a.startsWith('--')) {
+      out.push(a);
+      if (a === '--') rest = true;
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq < 0 ? a : a.slice(0, eq);
+    let flag = name.replace(/_/g, '-');
+    // `--cluster-name` is an alias writing the same value as `--spoke-cluster-name`.
+    if (flag === '--cluster-name') flag = '--spoke-cluster-name';
+    out.push(flag + (eq < 0 ? '' : a.slice(eq)));
+  }
+  return out;
+}
+
+class AgentCommand extends Command {
+  override parseOptions(argv: string[]): ReturnType<Command['parseOptions']> {
+    return super.parseOptions(normalizeFlagNames(argv));
+  }
+}
+
+function intArg(flag: string): (v: string) => number {
+  return (v) => {
+    if (!/^[-+]?\d+$/.test(v.trim())) throw new InvalidArgumentError(`invalid argument ${JSON.stringify(v)} for "${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+    return Number(v);
+  };
+}
+
+function durationArg(flag: string): (v: string) => number {
+  return (v) => {
+    try {
+      return parseGoDuration(v);
+    } catch (err) {
+      if (err instanceof DurationError) throw new InvalidArgumentError(`invalid argument ${JSON.stringify(v)} for "${flag}" flag: ${err.message}`);
+      throw err;
+    }
+  };
+}
+
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+const collectCsv = (v: string, prev: string[]): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+
+function collectMap(v: string, prev: Record<string, string>): Record<string, string> {
+  const out = { ...prev };
+  for (const item of v.split(',')) {
+    if (item.trim() === '') continue;
+    const eq = item.indexOf('=');
+    if (eq < 0) throw new InvalidArgumentError(`invalid argument ${JSON.stringify(v)} for "--cluster-annotations" flag: ${item} must be formatted as key=value`);
+    out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}
+
+interface RawFlags {
+  kubeconfig: string;
+  spokeKubeconfig: string;
+  spokeClusterName: string;
+  agentId: string;
+  hubKubeconfigDir: string;
+  hubKubeconfig: string;
+  namespace?: string;
+  bootstrapKubeconfig: string;
+  bootstrapKubeconfigSecret: string;
+  bootstrapKubeconfigs: string[];
+  hubConnectionTimeoutSeconds: number;
+  hubKubeconfigSecret: string;
+  spokeExternalServerUrls: string[];
+  clusterHealthcheckPeriod: number;
+  maxCustomClusterClaims: number;
+  reservedClusterClaimSuffixes: string[];
+  clusterAnnotations: Record<string, string>;
+  registrationAuth: string;
+  addonKubeclientRegistrationAuth: string;
+  clientCertExpirationSeconds: number;
+  addonTokenExpirationSeconds: number;
+  hubClusterArn: string;
+  managedClusterArn: string;
+  managedClusterRoleSuffix: string;
+  grpcBootstrapConfig: string;
+  grpcConfig: string;
+  featureGates: string[];
+  listen: string;
+  exitOnRestart: boolean;
+  logLevel: string;
+  bootstrapPollPeriod?: number;
+  registerResyncPeriod?: number;
+  secretDumpResyncPeriod?: number;
+  addonLeaseSyncPeriod?: number;
+  informerResyncPeriod?: number;
+  cacheSyncTimeout?: number;
+  livenessPeriod?: number;
+  livenessFailureThreshold?: number;
+  restartBackoff?: number;
+}
+
+/** Flags → options (throws CliUsageError for values commander cannot check). */
+export function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
+  const d = defaultAgentOptions();
+  let featureGates;
+  try {
+    featureGates = parseFeatureGates(f.featureGates, SPOKE_FEATURE_DEFAULTS);
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new CliUsageError(`invalid argument ${JSON.stringify(f.featureGates.join(','))} for "--feature-gates" flag: ${err.message}`);
+    throw err;
+  }
+  const t = { ...d.timings };
+  if (f.bootstrapPollPeriod !== undefined) t.bootstrapPollMs = f.bootstrapPollPeriod;
+  if (f.registerResyncPeriod !== undefined) t.registerResyncMs = f.registerResyncPeriod;
+  if (f.secretDumpResyncPeriod !== undefined) t.secretDumpResyncMs = f.secretDumpResyncPeriod;
+  if (f.addonLeaseSyncPeriod !== undefined) t.addonLeaseSyncMs = f.addonLeaseSyncPeriod;
+  if (f.informerResyncPeriod !== undefined) t.informerResyncMs = f.informerResyncPeriod;
+  if (f.cacheSyncTimeout !== undefined) t.cacheSyncTimeoutMs = f.cacheSyncTimeout;
+  if (f.livenessPeriod !== undefined) t.livenessPeriodMs = f.livenessPeriod;
+  if (f.livenessFailureThreshold !== undefined) t.livenessFailureThreshold = f.livenessFailureThreshold;
+  if (f.restartBackoff !== undefined) t.restartBackoffMs = f.restartBackoff;
+  return {
+    ...d,
+    kubeconfig: f.kubeconfig,
+    spokeKubeconfig: f.spokeKubeconfig,
+    clusterName: f.spokeClusterName,
+    agentId: f.agentId,
+    hubKubeconfigDir: f.hubKubeconfigDir,
+    hubKubeconfig: f.hubKubeconfig,
+    namespace: f.namespace ?? serviceAccountNamespace() ?? d.namespace,
+    bootstrapKubeconfig: f.bootstrapKubeconfig,
+    bootstrapKubeconfigSecret: f.bootstrapKubeconfigSecret,
+    bootstrapKubeconfigs: f.bootstrapKubeconfigs,
+    hubConnectionTimeoutSeconds: f.hubConnectionTimeoutSeconds,
+    hubKubeconfigSecret: f.hubKubeconfigSecret,
+    spokeExternalServerUrls: f.spokeExternalServerUrls,
+    clusterHealthcheckPeriodMs: f.clusterHealthcheckPeriod,
+    maxCustomClusterClaims: f.maxCustomClusterClaims,
+    reservedClusterClaimSuffixes: f.reservedClusterClaimSuffixes,
+    clusterAnnotations: f.clusterAnnotations,
+    registrationAuth: f.registrationAuth,
+    addonKubeclientRegistrationAuth: f.addonKubeclientRegistrationAuth,
+    clientCertExpirationSeconds: f.clientCertExpirationSeconds,
+    addonTokenExpirationSeconds: f.addonTokenExpirationSeconds,
+    hubClusterArn: f.hubClusterArn,
+    managedClusterArn: f.managedClusterArn,
+    managedClusterRoleSuffix: f.managedClusterRoleSuffix,
+    grpcBootstrapConfig: f.grpcBootstrapConfig,
+    grpcConfig: f.grpcConfig,
+    featureGates,
+    listen: f.listen,
+    exitOnRestart: f.exitOnRestart,
+    timings: t,
+  };
+}
+
+/** Builds the `agent` command (exported for tests: parse with `.parseAsync(args, { from: 'user' })`). */
+export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLevel) => Promise<void>): Command {
+  const d = defaultAgentOptions();
+  const hidden = (flags: string, desc: string, parse: (v: string) => number): Option => new Option(flags, desc).argParser(parse).hideHelp();
+  const cmd = new AgentCommand('agent')
+    .description('Run the klusterlet registration agent: join a hub, keep the hub credentials rotated, report cluster status')
+    .option('--kubeconfig <path>', 'kubeconfig of the management cluster (where the hub kubeconfig secret lives); in-cluster config when empty', '')
+    .option('--spoke-kubeconfig <path>', 'kubeconfig of the spoke cluster; the management config when empty', '')
+    .option('--spoke-cluster-name <name>', 'name of the spoke cluster (alias: --cluster-name)', '')
+    .option('--agent-id <id>', 'ID of the agent', '')
+    .option('--hub-kubeconfig-dir <dir>', 'directory where the hub kubeconfig secret is dumped', d.hubKubeconfigDir)
+    .option('--hub-kubeconfig <path>', 'hub kubeconfig path (default <hub-kubeconfig-dir>/kubeconfig)', '')
+    .option('--namespace <ns>', `component namespace (default: the service account namespace, else ${d.namespace})`)
+    .option('--bootstrap-kubeconfig <path>', 'path of the bootstrap kubeconfig', '')
+    .option('--bootstrap-kubeconfig-secret <name>', 'name of the bootstrap kubeconfig secret in the component namespace', d.bootstrapKubeconfigSecret)
+    .option('--bootstrap-kubeconfigs <path>', 'bootstrap kubeconfig files for MultipleHubs (repeatable)', collect, [] as string[])
+    .option('--hub-connection-timeout-seconds <n>', 'MultipleHubs: lease staleness timeout before switching hubs', intArg('--hub-connection-timeout-seconds'), d.hubConnectionTimeoutSeconds)
+    .option('--hub-kubeconfig-secret <name>', 'name of the secret storing the hub credentials', d.hubKubeconfigSecret)
+    .option('--spoke-external-server-urls <url>', 'spoke API server URL reported to the hub (repeatable)', collect, [] as string[])
+    .option('--cluster-healthcheck-period <duration>', 'resync period of the cluster status controller', durationArg('--cluster-healthcheck-period'), d.clusterHealthcheckPeriodMs)
+    .option('--max-custom-cluster-claims <n>', 'max number of custom cluster claims exposed', intArg('--max-custom-cluster-claims'), d.maxCustomClusterClaims)
+    .option('--reserved-cluster-claim-suffixes <list>', 'cluster claim name suffixes treated as reserved (comma-separated)', collectCsv, [] as string[])
+    .option('--cluster-annotations <k=v,...>', 'annotations set on the ManagedCluster at creation (agent.open-cluster-management.io prefix only)', collectMap, {} as Record<string, string>)
+    .option('--registration-auth <type>', 'registration driver: csr (default), awsirsa, grpc', '')
+    .option('--addon-kubeclient-registration-auth <type>', 'addon kubeClient registration auth: csr or token', d.addonKubeclientRegistrationAuth)
+    .option('--client-cert-expiration-seconds <n>', 'requested client certificate lifetime (0 = signer default; else >= 3600)', intArg('--client-cert-expiration-seconds'), 0)
+    .option('--addon-token-expiration-seconds <n>', 'addon token lifetime (token auth)', intArg('--addon-token-expiration-seconds'), d.addonTokenExpirationSeconds)
+    .option('--hub-cluster-arn <arn>', 'AWS IRSA: hub EKS cluster ARN (not supported by ocm-ts)', '')
+    .option('--managed-cluster-arn <arn>', 'AWS IRSA: managed EKS cluster ARN (not supported by ocm-ts)', '')
+    .option('--managed-cluster-role-suffix <s>', 'AWS IRSA: IAM role suffix (not supported by ocm-ts)', '')
+    .option('--grpc-bootstrap-config <path>', 'gRPC bootstrap config (not supported by ocm-ts)', '')
+    .option('--grpc-config <path>', 'gRPC config (not supported by ocm-ts)', '')
+    .option('--feature-gates <A=true,B=false>', `feature gates (${Object.keys(SPOKE_FEATURE_DEFAULTS).join(', ')})`, collect, [] as string[])
+    .option('--listen <addr>', 'host:port of the HTTP /healthz and /metrics server (empty = none)', '')
+    .option('--exit-on-restart', 'exit non-zero instead of restarting the start sequence in-process', false)
+    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .addOption(new Option('--kube-api-qps <n>', 'accepted for compatibility; unused').argParser(intArg('--kube-api-qps')).hideHelp())
+    .addOption(new Option('--kube-api-burst <n>', 'accepted for compatibility; unused').argParser(intArg('--kube-api-burst')).hideHelp())
+    .addOption(new Option('--hub-kube-api-qps <n>', 'accepted for compatibility; unused').argParser(intArg('--hub-kube-api-qps')).hideHelp())
+    .addOption(new Option('--hub-kube-api-burst <n>', 'accepted for compatibility; unused').argParser(intArg('--hub-kube-api-burst')).hideHelp())
+    .addOption(new Option('--disable-leader-election', 'accepted for compatibility; ocm-ts runs no leader election').hideHelp())
+    .addOption(hidden('--bootstrap-poll-period <d>', 'bootstrap wait poll period (1s)', durationArg('--bootstrap-poll-period')))
+    .addOption(hidden('--register-resync-period <d>', 'register secret controller resync (5m)', durationArg('--register-resync-period')))
+    .addOption(hidden('--secret-dump-resync-period <d>', 'hub kubeconfig secret dump resync (5m)', durationArg('--secret-dump-resync-period')))
+    .addOption(hidden('--addon-lease-sync-period <d>', 'addon lease controller period (30s)', durationArg('--addon-lease-sync-period')))
+    .addOption(hidden('--informer-resync-period <d>', 'informer resync (10m)', durationArg('--informer-resync-period')))
+    .addOption(hidden('--cache-sync-timeout <d>', 'informer cache sync timeout (10m)', durationArg('--cache-sync-timeout')))
+    .addOption(hidden('--liveness-period <d>', 'in-process liveness check period (10s; 0 = off)', durationArg('--liveness-period')))
+    .addOption(hidden('--liveness-failure-threshold <n>', 'in-process liveness failures before a restart (3)', intArg('--liveness-failure-threshold')))
+    .addOption(hidden('--restart-backoff <d>', 'first delay before re-running a failed start (1s)', durationArg('--restart-backoff')))
+    .action(async (raw: RawFlags) => {
+      const level = raw.logLevel;
+      if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new CliUsageError(`invalid argument ${JSON.stringify(level)} for "--log-level" flag`);
+      await run(agentOptionsFromFlags(raw), level);
+    });
+  return cmd;
+}
+
 export function registerAgentCommand(program: Command): void {
-  program.command('agent').description('(agent: not yet available)').action(() => {
-    throw new Error('agent is not available in this build yet');
-  });
+  const cmd = buildAgentCommand(async (opts, level) => {
+      const log = createLogger({ level, fields: { component: 'registration-agent' } });
+      const ctl = new AbortController();
+      const onSignal = (sig: NodeJS.Signals): void => {
+        log.info('received signal, stopping', { signal: sig });
+        ctl.abort();
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      // Keep the event loop alive while the agent waits on aborts (its timers are unref'd).
+      const keepAlive = setInterval(() => {}, 1 << 30);
+      try {
+        const handle = await startSpokeAgent({ options: opts, log });
+        ctl.signal.addEventListener('abort', () => void handle.stop(), { once: true });
+        const code = await handle.done;
+        if (code !== 0) throw new Error(handle.status().lastError ?? `registration agent exited with code ${code}${opts.exitOnRestart ? ' (--exit-on-restart)' : ''}`);
+      } finally {
+        clearInterval(keepAlive);
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+  // addCommand() does not inherit exitOverride/output settings the way command() does.
+  cmd.copyInheritedSettings(program);
+  program.addCommand(cmd);
 }

@@ -1,8 +1,74 @@
-import type { Command } from 'commander';
+// `ocm-ts apiserver --data-dir DIR [--listen HOST:PORT]`: runs the embedded Kubernetes-compatible
+// API server. Prints one line with the URL on stdout when ready; logs JSON lines on stderr.
 
-// Placeholder until the apiserver component lands; replaced by its owner.
-export function registerApiserverCommand(program: Command): void {
-  program.command('apiserver').description('(apiserver: not yet available)').action(() => {
-    throw new Error('apiserver is not available in this build yet');
+import type { Command } from 'commander';
+import { startEmbeddedApiServer, type ListenAddress } from '../apiserver/embedded.js';
+import { createLogger, type LogLevel } from '../util/logger.js';
+import { CliUsageError } from './usage-error.js';
+
+export interface ApiserverCommandOptions {
+  dataDir: string;
+  listen: ListenAddress;
+  logLevel: LogLevel;
+  tokenAuthFile?: string;
+}
+
+/** Parses `HOST:PORT` (IPv6 as `[::1]:PORT`). */
+export function parseListen(v: string): ListenAddress {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(v);
+  if (!m) throw new CliUsageError(`--listen must be HOST:PORT, got "${v}"`);
+  const host = m[1] ?? m[2] ?? '';
+  const port = Number(m[3]);
+  if (host === '' || port > 65535) throw new CliUsageError(`--listen must be HOST:PORT with a port 0-65535, got "${v}"`);
+  return { host, port };
+}
+
+export function validateApiserverOptions(raw: { dataDir?: string; listen?: string; logLevel?: string; tokenAuthFile?: string }): ApiserverCommandOptions {
+  if (!raw.dataDir) throw new CliUsageError('--data-dir is required');
+  const level = raw.logLevel ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliUsageError(`--log-level must be debug, info, warn or error, got "${level}"`);
+  return Object.freeze({
+    dataDir: raw.dataDir,
+    listen: parseListen(raw.listen ?? '127.0.0.1:6443'),
+    logLevel: level as LogLevel,
+    ...(raw.tokenAuthFile ? { tokenAuthFile: raw.tokenAuthFile } : {}),
   });
+}
+
+export async function runApiserver(opts: ApiserverCommandOptions): Promise<void> {
+  const log = createLogger({ level: opts.logLevel });
+  const server = await startEmbeddedApiServer({
+    dataDir: opts.dataDir, listen: opts.listen, log,
+    ...(opts.tokenAuthFile ? { tokenFile: opts.tokenAuthFile } : {}),
+  });
+  process.stdout.write(`ocm-ts apiserver listening on ${server.url}\n`);
+  log.info('admin kubeconfig', { path: server.adminKubeconfigPath });
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      log.info('stopping', { signal });
+      server.close().then(resolve, (err: unknown) => {
+        log.error('error while stopping', { err });
+        resolve();
+      });
+    };
+    const onInt = (): void => stop('SIGINT');
+    const onTerm = (): void => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}
+
+export function registerApiserverCommand(program: Command): void {
+  program
+    .command('apiserver')
+    .description('run the embedded Kubernetes-compatible API server (HTTPS, SQLite)')
+    .option('--data-dir <dir>', 'directory for state.db, pki/ and admin.kubeconfig')
+    .option('--listen <host:port>', 'address to listen on (port 0 = a free port)', '127.0.0.1:6443')
+    .option('--token-auth-file <file>', 'static bearer tokens (CSV: token,user,uid,"group1,group2")')
+    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .action(async (raw: { dataDir?: string; listen?: string; logLevel?: string; tokenAuthFile?: string }) => {
+      await runApiserver(validateApiserverOptions(raw));
+    });
 }

@@ -1,8 +1,169 @@
-import type { Command } from 'commander';
+// `ocm-ts hub`: the hub registration controllers (hub-controller.md).
+//   Against an existing cluster:  ocm-ts hub --kubeconfig FILE [flags]
+//   Embedded (own API server):    ocm-ts hub --data-dir DIR [--apiserver-listen HOST:PORT] [flags]
+// Embedded mode writes DIR/admin.kubeconfig and DIR/bootstrap.kubeconfig (a bootstrap token bound only to
+// OCM's bootstrap ClusterRole). Prints one ready line on stdout; logs JSON lines on stderr.
 
-// Placeholder until the hub component lands; replaced by its owner.
-export function registerHubCommand(program: Command): void {
-  program.command('hub').description('(hub: not yet available)').action(() => {
-    throw new Error('hub is not available in this build yet');
+import type { Command } from 'commander';
+import { FeatureGateError } from '../api/feature-gates.js';
+import type { ListenAddress } from '../apiserver/embedded.js';
+import { startEmbeddedHub } from '../hub/embedded-hub.js';
+import { startHubManager } from '../hub/hub-manager.js';
+import { HubOptionsError, resolveHubOptions, type HubOptions } from '../hub/options.js';
+import { realClock } from '../util/clock.js';
+import { createLogger, type LogLevel } from '../util/logger.js';
+import { parseListen as parseHostPort } from './apiserver-command.js';
+import { parseDurationFlag } from './duration-flag.js';
+import { CliUsageError } from './usage-error.js';
+
+export interface HubCommandRaw {
+  kubeconfig?: string;
+  dataDir?: string;
+  apiserverListen?: string;
+  clusterSigningDuration?: string;
+  bootstrapTokenTtl?: string;
+  autoApprovedCsrUsers?: string[];
+  clusterAutoApprovalUsers?: string[];
+  featureGates?: string[];
+  labels?: string;
+  gcResourceList?: string[];
+  listen?: string;
+  logLevel?: string;
+}
+
+export interface HubCommandOptions {
+  mode: 'embedded' | 'kubeconfig';
+  kubeconfig?: string;
+  dataDir?: string;
+  apiserverListen: ListenAddress;
+  clusterSigningDurationMs?: number;
+  bootstrapTokenTtlMs: number;
+  listen?: string;
+  logLevel: LogLevel;
+  hub: Readonly<HubOptions>;
+  warnings: string[];
+}
+
+const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+
+export function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
+  if (!raw.dataDir && !raw.kubeconfig) throw new CliUsageError('either --data-dir (embedded API server) or --kubeconfig (existing cluster) is required');
+  if (raw.dataDir && raw.kubeconfig) throw new CliUsageError('--data-dir and --kubeconfig are mutually exclusive');
+  if (!raw.dataDir) {
+    for (const [flag, v] of [['--apiserver-listen', raw.apiserverListen], ['--cluster-signing-duration', raw.clusterSigningDuration], ['--bootstrap-token-ttl', raw.bootstrapTokenTtl]] as const) {
+      if (v !== undefined) throw new CliUsageError(`${flag} needs --data-dir`);
+    }
+  }
+  const level = raw.logLevel ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliUsageError(`--log-level must be debug, info, warn or error, got "${level}"`);
+  let hub: Readonly<HubOptions>;
+  let warnings: string[];
+  try {
+    ({ options: hub, warnings } = resolveHubOptions({
+      featureGates: raw.featureGates ?? [],
+      autoApprovedCsrUsers: raw.autoApprovedCsrUsers ?? [],
+      clusterAutoApprovalUsers: raw.clusterAutoApprovalUsers ?? [],
+      labels: raw.labels ?? '',
+      ...(raw.gcResourceList ? { gcResourceList: raw.gcResourceList } : {}),
+    }));
+  } catch (err) {
+    if (err instanceof HubOptionsError || err instanceof FeatureGateError) throw new CliUsageError(err.message);
+    throw err;
+  }
+  let listen: string | undefined;
+  if (raw.listen !== undefined) {
+    const hp = /^(?:\[[^\]]+\]|[^:[\]]*):(\d{1,5})$/.exec(raw.listen);
+    if (!hp || Number(hp[1]) > 65535) throw new CliUsageError(`--listen must be HOST:PORT (or :PORT), got "${raw.listen}"`);
+    listen = raw.listen;
+  }
+  const ttl = raw.bootstrapTokenTtl !== undefined ? parseDurationFlag('--bootstrap-token-ttl', raw.bootstrapTokenTtl) : 24 * 3600_000;
+  if (ttl <= 0) throw new CliUsageError('--bootstrap-token-ttl must be positive');
+  const signing = raw.clusterSigningDuration !== undefined ? parseDurationFlag('--cluster-signing-duration', raw.clusterSigningDuration) : undefined;
+  if (signing !== undefined && signing <= 0) throw new CliUsageError('--cluster-signing-duration must be positive');
+  let apiserverListen: ListenAddress;
+  try {
+    apiserverListen = parseHostPort(raw.apiserverListen ?? '127.0.0.1:6443');
+  } catch {
+    throw new CliUsageError(`--apiserver-listen must be HOST:PORT, got "${raw.apiserverListen ?? ''}"`);
+  }
+  return Object.freeze({
+    mode: raw.dataDir ? 'embedded' : 'kubeconfig',
+    ...(raw.kubeconfig ? { kubeconfig: raw.kubeconfig } : {}),
+    ...(raw.dataDir ? { dataDir: raw.dataDir } : {}),
+    apiserverListen,
+    ...(signing !== undefined ? { clusterSigningDurationMs: signing } : {}),
+    bootstrapTokenTtlMs: ttl,
+    ...(listen !== undefined ? { listen } : {}),
+    logLevel: level as LogLevel,
+    hub,
+    warnings,
   });
+}
+
+function untilSignal(ac: AbortController): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (sig: string): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      ac.abort(new Error(`stopped by ${sig}`));
+      resolve(sig);
+    };
+    const onInt = (): void => stop('SIGINT');
+    const onTerm = (): void => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}
+
+export async function runHub(opts: HubCommandOptions): Promise<void> {
+  const log = createLogger({ level: opts.logLevel });
+  for (const w of opts.warnings) log.error(w);
+  const ac = new AbortController();
+  const stopped = untilSignal(ac);
+  const common = { log, clock: realClock, signal: ac.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}) };
+  if (opts.mode === 'embedded') {
+    const hub = await startEmbeddedHub({
+      ...common,
+      dataDir: opts.dataDir!,
+      apiserverListen: opts.apiserverListen,
+      bootstrapTokenTtlMs: opts.bootstrapTokenTtlMs,
+      ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
+      hubOptions: opts.hub,
+    });
+    process.stdout.write(
+      `ocm-ts hub ready: apiserver ${hub.url} admin-kubeconfig ${hub.adminKubeconfigPath} bootstrap-kubeconfig ${hub.bootstrapKubeconfigPath}` +
+        ` (token expires ${hub.bootstrapTokenExpiresAt})${hub.manager.metricsUrl ? ` metrics ${hub.manager.metricsUrl}/metrics` : ''}\n`,
+    );
+    const sig = await stopped;
+    log.info('stopping', { signal: sig });
+    await hub.close();
+    return;
+  }
+  const manager = await startHubManager({ ...common, kubeconfigPath: opts.kubeconfig!, options: opts.hub });
+  process.stdout.write(`ocm-ts hub ready: kubeconfig ${opts.kubeconfig!}${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}\n`);
+  const sig = await stopped;
+  log.info('stopping', { signal: sig });
+  await manager.done;
+}
+
+export function registerHubCommand(program: Command): void {
+  program
+    .command('hub')
+    .description('run the hub registration controllers, against --kubeconfig or an embedded API server (--data-dir)')
+    .option('--kubeconfig <file>', 'kubeconfig of an existing hub cluster (controllers only)')
+    .option('--data-dir <dir>', 'embedded mode: run the API server with state in DIR; writes DIR/admin.kubeconfig and DIR/bootstrap.kubeconfig')
+    .option('--apiserver-listen <host:port>', 'embedded mode: API server address (port 0 = a free port)', undefined)
+    .option('--cluster-signing-duration <d>', 'embedded mode: lifetime of certificates signed for CSRs (Go duration or seconds; default 1 year)')
+    .option('--bootstrap-token-ttl <d>', 'embedded mode: lifetime of the bootstrap token (default 24h); reused on restart while valid')
+    .option('--auto-approved-csr-users <users>', 'bootstrap users whose CSRs are auto-approved (gate ManagedClusterAutoApproval); comma-separated, repeatable', splitList)
+    .option('--cluster-auto-approval-users <users>', 'deprecated: use --auto-approved-csr-users', splitList)
+    .option('--feature-gates <gates>', 'A=true,B=false (DefaultClusterSet, ManagedClusterAutoApproval, ResourceCleanup, ...); repeatable', collect)
+    .option('--labels <k=v,...>', 'labels added to every resource the hub creates for clusters')
+    .option('--gc-resource-list <gvrs>', 'ordered group/version/resource list deleted on cluster removal', splitList)
+    .option('--listen <host:port>', 'address for /healthz and /metrics (e.g. 127.0.0.1:8443)')
+    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .action(async (raw: HubCommandRaw) => {
+      await runHub(validateHubOptions(raw));
+    });
 }

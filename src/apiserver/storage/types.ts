@@ -57,7 +57,12 @@ export interface WatchSubscription {
 export interface WatchOptions {
   /** Deliver events with revision > fromRevision (0 = only new events). */
   fromRevision: number;
-  onEvent: (ev: StoreEvent) => void;
+  /**
+   * Called asynchronously, in revision order, one event at a time. Returning a promise (e.g. until a
+   * socket drains) defers this subscriber's next event until it settles; live events then wait in
+   * a bounded buffer, and a subscriber that overflows it is dropped with onClose('slow').
+   */
+  onEvent: (ev: StoreEvent) => void | PromiseLike<void>;
   /** Called once if the subscriber is dropped (it fell too far behind, or the store closed). */
   onClose?: (reason: 'slow' | 'closed') => void;
 }

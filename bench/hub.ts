@@ -1,0 +1,246 @@
+// Hub benchmark: N accepted clusters whose leases a load generator renews at their period against the
+// embedded server; the hub runs as `ocm-ts hub --kubeconfig` in a child process so its CPU is its own.
+// Prints hub CPU per lease update (and the core share extrapolated to 60 s leases), the API requests the
+// hub makes per cluster per minute in steady state, and how long after the grace period a stopped
+// cluster is flagged Unknown.
+//
+// Env: BENCH_HUB_CLUSTERS=1000[,10000] (default both), BENCH_HUB_WINDOW_S (default 20).
+// The lease period is scaled down (60 s → P s, P chosen per N) so that a short window sees many
+// renewals; the output says so. Objects are seeded straight into the store (bench setup, not measured).
+
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ocmAdmissionPlugins } from '../src/apiserver/admission/index.js';
+import { startEmbeddedApiServer } from '../src/apiserver/embedded.js';
+import { storageKey } from '../src/apiserver/pipeline.js';
+import type { Store } from '../src/apiserver/storage/types.js';
+import { rfc3339, rfc3339Micro } from '../src/api/conditions.js';
+import { HUB_CRD_NAMES, loadCrds } from '../src/api/crds.js';
+import type { ManagedCluster } from '../src/api/cluster.js';
+import type { KubeObject } from '../src/api/meta.js';
+import { createKubeClient, resourceTypes } from '../src/client/index.js';
+import type { KubeClient } from '../src/client/types.js';
+import { installCrds } from '../src/hub/install-crds.js';
+import { clusterRoleBindings, clusterSpecificRbac, clusterLabels } from '../src/hub/rbac-manifests.js';
+import { realClock } from '../src/util/clock.js';
+import { nullLogger } from '../src/util/logger.js';
+
+const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const TICKS_PER_S = 100; // Linux USER_HZ
+const STOPPED = 5;
+
+function cpuSecondsOf(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(rest[11]) + Number(rest[12])) / TICKS_PER_S; // utime, stime
+}
+
+function seedCluster(store: Store, name: string, leaseDurationSeconds: number, nowMs: number): void {
+  const ts = rfc3339(new Date(nowMs));
+  const meta = (m: KubeObject['metadata']) => ({ ...m, uid: randomUUID(), creationTimestamp: ts });
+  const cond = (type: string, reason: string, message: string) => ({ type, status: 'True' as const, reason, message, lastTransitionTime: ts });
+  const mc: ManagedCluster = {
+    apiVersion: 'cluster.open-cluster-management.io/v1',
+    kind: 'ManagedCluster',
+    metadata: meta({
+      name,
+      labels: { 'cluster.open-cluster-management.io/clusterset': 'default' },
+      finalizers: ['cluster.open-cluster-management.io/resource-cleanup', 'cluster.open-cluster-management.io/api-resource-cleanup'],
+    }),
+    spec: { hubAcceptsClient: true, leaseDurationSeconds },
+    status: {
+      conditions: [
+        cond('HubAcceptedManagedCluster', 'HubClusterAdminAccepted', 'Accepted by hub cluster admin'),
+        cond('ManagedClusterJoined', 'ManagedClusterJoined', 'Managed cluster joined'),
+        cond('ManagedClusterConditionAvailable', 'ManagedClusterAvailable', 'Managed cluster is available'),
+        cond('ManagedClusterConditionClockSynced', 'ManagedClusterClockSynced', 'The clock of the managed cluster is synced with the hub.'),
+      ],
+    },
+  };
+  store.create(storageKey('cluster.open-cluster-management.io', 'managedclusters', '', name), mc);
+  store.create(storageKey('', 'namespaces', '', name), { apiVersion: 'v1', kind: 'Namespace', metadata: meta({ name, labels: clusterLabels(name, {}) }), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+  store.create(storageKey('coordination.k8s.io', 'leases', name, 'managed-cluster-lease'), {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: meta({ name: 'managed-cluster-lease', namespace: name, labels: { 'open-cluster-management.io/cluster-name': name } }),
+    spec: { holderIdentity: 'managed-cluster-lease', renewTime: rfc3339Micro(new Date(nowMs)) },
+  });
+  const [cr, crb] = clusterSpecificRbac(name, true, {});
+  store.create(storageKey('rbac.authorization.k8s.io', 'clusterroles', '', cr.metadata.name!), { ...cr, metadata: meta(cr.metadata) });
+  store.create(storageKey('rbac.authorization.k8s.io', 'clusterrolebindings', '', crb.metadata.name!), { ...crb, metadata: meta(crb.metadata) });
+  for (const rb of clusterRoleBindings(name, {})) store.create(storageKey('rbac.authorization.k8s.io', 'rolebindings', name, rb.metadata.name!), { ...rb, metadata: meta(rb.metadata) });
+}
+
+async function hubRequests(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('ocm_hub_api_requests_total{') && !line.includes('verb="watch"')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+function startHubChild(kubeconfig: string): Promise<{ child: ChildProcess; metricsUrl: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'hub', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /metrics (\S+)/.exec(out);
+      if (m) resolve({ child, metricsUrl: m[1]! });
+    });
+  });
+}
+
+/** Renews leases at their period; clusters are spread evenly over the period. */
+function startLoad(client: KubeClient, names: string[], periodMs: number, opts: { concurrency: number }) {
+  let sent = 0;
+  let failed = 0;
+  let inFlight = 0;
+  let stopped = false;
+  const due: string[] = [];
+  const lastRenew = new Map<string, number>();
+  const start = Date.now();
+  const slot = periodMs / names.length;
+  let next = 0; // index into the schedule (cluster i at start + i*slot + k*period)
+  const pump = (): void => {
+    while (!stopped && inFlight < opts.concurrency && due.length > 0) {
+      const name = due.shift()!;
+      inFlight++;
+      const at = Date.now();
+      client
+        .resource(resourceTypes.leases, name)
+        .patch('managed-cluster-lease', 'merge', { spec: { renewTime: rfc3339Micro(new Date(at)) } })
+        .then(
+          () => {
+            sent++;
+            lastRenew.set(name, at);
+          },
+          () => failed++,
+        )
+        .finally(() => {
+          inFlight--;
+          pump();
+        });
+    }
+  };
+  const timer = setInterval(() => {
+    const now = Date.now();
+    while (start + next * slot <= now) {
+      due.push(names[next % names.length]!);
+      next++;
+    }
+    pump();
+  }, 5);
+  return {
+    sent: () => sent,
+    failed: () => failed,
+    backlog: () => due.length,
+    lastRenew,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+async function runOnce(n: number, windowS: number): Promise<void> {
+  // Lease period scaled down so that the window sees about n/P renewals per second.
+  const periodS = n >= 5000 ? 30 : n >= 1000 ? 5 : 2;
+  const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-hub-'));
+  const server = await startEmbeddedApiServer({ dataDir: dir, listen: { host: '127.0.0.1', port: 0 }, log: nullLogger(), admission: ocmAdmissionPlugins() });
+  const admin = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath });
+  let hub: ChildProcess | undefined;
+  try {
+    await installCrds(admin, loadCrds(HUB_CRD_NAMES), { clock: realClock });
+    const t0 = Date.now();
+    const names = Array.from({ length: n }, (_, i) => `bench-${i}`);
+    const stoppedNames = Array.from({ length: STOPPED }, (_, i) => `stop-${i}`);
+    for (const name of names) seedCluster(server.store, name, periodS, t0);
+    for (const name of stoppedNames) seedCluster(server.store, name, 1, t0);
+    const seedS = (Date.now() - t0) / 1000;
+
+    const h = await startHubChild(server.adminKubeconfigPath);
+    hub = h.child;
+    const pid = hub.pid!;
+    const load = startLoad(admin, names, periodS * 1000, { concurrency: 32 });
+    const stopLoad = startLoad(admin, stoppedNames, 1000, { concurrency: 4 });
+    // warm-up: until the hub's request count is flat for 2 s (startup syncs done)
+    let prev = -1;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 2000));
+      const cur = await hubRequests(h.metricsUrl);
+      if (cur === prev) break;
+      prev = cur;
+    }
+    const warmS = (Date.now() - t0) / 1000 - seedS;
+
+    // steady window; the stopped clusters stop renewing at its start
+    const watchAbort = new AbortController();
+    const flagged = new Map<string, number>();
+    const rv = (await admin.resource(resourceTypes.managedClusters).list({ limit: 1 })).metadata.resourceVersion;
+    void (async () => {
+      try {
+        for await (const ev of admin.resource<ManagedCluster>(resourceTypes.managedClusters).watch({ ...(rv ? { resourceVersion: rv } : {}), signal: watchAbort.signal })) {
+          const name = ev.object.metadata.name ?? '';
+          if (!name.startsWith('stop-') || flagged.has(name)) continue;
+          if (ev.object.status?.conditions?.some((c) => c.type === 'ManagedClusterConditionAvailable' && c.status === 'Unknown')) flagged.set(name, Date.now());
+        }
+      } catch {
+        // aborted
+      }
+    })();
+    stopLoad.stop();
+    await new Promise((r) => setTimeout(r, 100));
+    const cpu0 = cpuSecondsOf(pid);
+    const req0 = await hubRequests(h.metricsUrl);
+    const sent0 = load.sent();
+    const w0 = Date.now();
+    await new Promise((r) => setTimeout(r, windowS * 1000));
+    const cpu1 = cpuSecondsOf(pid);
+    const req1 = await hubRequests(h.metricsUrl);
+    const sent1 = load.sent();
+    const elapsed = (Date.now() - w0) / 1000;
+    load.stop();
+    watchAbort.abort();
+
+    const updates = sent1 - sent0;
+    const cpuPerUpdateMs = ((cpu1 - cpu0) * 1000) / Math.max(1, updates);
+    const coresAt60s = (cpuPerUpdateMs / 1000) * (n / 60);
+    const reqPerClusterMin = (req1 - req0 - STOPPED * 3) / n / (elapsed / 60);
+    const lags: number[] = [];
+    for (const name of stoppedNames) {
+      const last = stopLoad.lastRenew.get(name);
+      const at = flagged.get(name);
+      if (last !== undefined && at !== undefined) lags.push(at - (last + 5000));
+    }
+    lags.sort((a, b) => a - b);
+    const out = [
+      `clusters ${n} (+${STOPPED} stopped); lease period scaled 60 s → ${periodS} s (×${(60 / periodS).toFixed(0)} the real renewal rate); seed ${seedS.toFixed(1)} s, hub warm-up ${warmS.toFixed(1)} s, window ${elapsed.toFixed(1)} s`,
+      `  lease updates in window: ${updates} (${(updates / elapsed).toFixed(0)}/s, failed ${load.failed()}, backlog ${load.backlog()})`,
+      `  hub CPU: ${(cpu1 - cpu0).toFixed(2)} s → ${cpuPerUpdateMs.toFixed(3)} ms per lease update; at 60 s leases ≈ ${coresAt60s.toFixed(3)} core (target < 0.25)`,
+      `  hub API requests (excluding watches) in window: ${req1 - req0} → ${reqPerClusterMin.toFixed(4)} per cluster per minute beyond the ${STOPPED} stopped clusters' 3 writes each (status, event, taint) (target 0)`,
+      `  stopped clusters (leaseDurationSeconds 1) flagged after grace end: ${lags.length}/${STOPPED}${lags.length ? `, median ${lags[Math.floor(lags.length / 2)]} ms, max ${lags[lags.length - 1]} ms (target < 1000 ms)` : ''}`,
+    ];
+    process.stdout.write(out.join('\n') + '\n');
+  } finally {
+    hub?.kill('SIGTERM');
+    if (hub) await new Promise((r) => hub!.once('exit', r));
+    admin.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchHub(): Promise<void> {
+  const sizes = (process.env['BENCH_HUB_CLUSTERS'] ?? '1000,10000').split(',').map((s) => Number(s.trim())).filter((x) => Number.isInteger(x) && x > 0);
+  const windowS = Number(process.env['BENCH_HUB_WINDOW_S'] ?? '20');
+  for (const n of sizes) await runOnce(n, windowS);
+}

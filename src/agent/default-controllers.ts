@@ -1,0 +1,56 @@
+// The controller set the agent runs by default (spoke-agent.md §0): C in the bootstrap phase; F, G,
+// (H, I with AddonManagement), (K, L with MultipleHubs) in the main phase. The controllers
+// themselves live in managedcluster/, lease/, addon/, hubs/.
+
+import type { AgentControllerSet, Runnable } from './agent-controllers.js';
+import { gateEnabled } from './options/agent-options.js';
+import { createCreatingController } from './managedcluster/creating-controller.js';
+import { createStatusController } from './managedcluster/status-controller.js';
+import { createLeaseController } from './lease/index.js';
+
+export function defaultControllerSet(): AgentControllerSet {
+  return {
+    bootstrap(i) {
+      const c = createCreatingController({
+        clusterName: i.clusterName,
+        bootstrapClient: i.bootstrapClient,
+        clusterAnnotations: i.options.clusterAnnotations,
+        spokeExternalServerUrls: i.options.spokeExternalServerUrls,
+        ...(i.spokeCaBundle ? { spokeCaBundle: i.spokeCaBundle } : {}),
+        random: i.random,
+        log: i.log,
+        clock: i.clock,
+      });
+      return [c];
+    },
+    main(i) {
+      const out: Runnable[] = [];
+      out.push(
+        createLeaseController({ clusterName: i.clusterName, hubClient: i.hubClient, hubInformers: i.hubInformers, log: i.log, clock: i.clock, random: i.random }),
+      );
+      out.push(
+        createStatusController({
+          clusterName: i.clusterName,
+          hubClient: i.hubClient,
+          hubInformers: i.hubInformers,
+          spokeClient: i.spokeClient,
+          spokeInformers: i.spokeInformers,
+          bootstrapServerUrl: i.bootstrapServerUrl,
+          features: i.features,
+          maxCustomClusterClaims: i.options.maxCustomClusterClaims,
+          reservedClusterClaimSuffixes: i.options.reservedClusterClaimSuffixes,
+          resyncMs: i.options.clusterHealthcheckPeriodMs,
+          log: i.log,
+          clock: i.clock,
+        }),
+      );
+      if (gateEnabled(i.options, 'AddonManagement')) {
+        // H (ManagedClusterAddOnLeaseController) and I (AddOnRegistrationController): see addon/.
+      }
+      if (gateEnabled(i.options, 'MultipleHubs')) {
+        // K (HubAcceptController) and L (HubTimeoutController): see hubs/.
+      }
+      return out;
+    },
+  };
+}

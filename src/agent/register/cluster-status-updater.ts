@@ -1,0 +1,33 @@
+// The cluster status updater of the main-phase register controller E (spoke-agent.md §9, §10.7):
+// upsert the ClusterCertificateRotated condition on the hub ManagedCluster read from the cache and
+// send a status merge patch only when something changed. NotFound in the cache → nothing.
+
+import { setCondition } from '../../api/conditions.js';
+import type { ManagedCluster } from '../../api/cluster.js';
+import type { Lister, ResourceClient } from '../../client/types.js';
+import type { Clock } from '../../util/clock.js';
+import { buildStatusPatch } from '../managedcluster/status-patch.js';
+import type { StatusUpdater } from './driver.js';
+
+export interface ClusterStatusUpdaterOptions {
+  clusterName: string;
+  clusters: ResourceClient<ManagedCluster>;
+  lister: Lister<ManagedCluster>;
+  clock: Clock;
+}
+
+export function clusterStatusUpdater(o: ClusterStatusUpdaterOptions): StatusUpdater {
+  return async (condition, signal) => {
+    const cached = o.lister.get(o.clusterName);
+    if (cached === undefined) return;
+    const next = structuredClone(cached);
+    next.status = { ...(next.status ?? {}), conditions: setCondition(next.status?.conditions, condition, new Date(o.clock.now())) };
+    const patch = buildStatusPatch(cached, next);
+    if (patch === undefined) return;
+    try {
+      await o.clusters.patch(o.clusterName, 'merge', patch, { subresource: 'status', signal });
+    } catch (err) {
+      throw new Error(`unable to update status of managed cluster ${JSON.stringify(o.clusterName)}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+}

@@ -1,0 +1,164 @@
+// Pure certificate and CSR decisions of the CSR driver (spoke-agent.md §4.2, §10.3, §10.6).
+// Inputs are PEM text, objects and times; nothing here reads files or calls a server.
+
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { labels, names } from '../../../api/constants.js';
+import type { CertificateSigningRequest } from '../../../api/core.js';
+import { formatGoDuration } from '../../options/duration.js';
+import { splitPemBlocks } from '../../../util/x509.js';
+
+export interface CertInfo {
+  commonName: string;
+  organizations: string[];
+  organizationalUnits: string[];
+  notBefore: Date;
+  notAfter: Date;
+}
+
+export class CertParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CertParseError';
+  }
+}
+
+/** Every CERTIFICATE block of a PEM text; throws CertParseError when one does not parse. */
+export function parseCertificates(pem: string): CertInfo[] {
+  const out: CertInfo[] = [];
+  for (const b of splitPemBlocks(pem)) {
+    if (b.type !== 'CERTIFICATE') continue;
+    let c: x509.X509Certificate;
+    try {
+      c = new x509.X509Certificate(b.der);
+    } catch (err) {
+      throw new CertParseError(`x509: malformed certificate: ${(err as Error).message}`);
+    }
+    out.push({
+      commonName: c.subjectName.getField('CN')[0] ?? '',
+      organizations: c.subjectName.getField('O'),
+      organizationalUnits: c.subjectName.getField('OU'),
+      notBefore: c.notBefore,
+      notAfter: c.notAfter,
+    });
+  }
+  return out;
+}
+
+export interface ExpectedSubject {
+  commonName: string;
+  organizations: string[];
+  organizationalUnits?: string[];
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  if (sa.size !== sb.size) return false;
+  for (const v of sa) if (!sb.has(v)) return false;
+  return true;
+}
+
+/**
+ * §10.3 B.1: the stored certificate chain is for the expected subject and none has expired.
+ * Throws CertParseError when the data is empty or does not parse (OCM logs and creates a CSR).
+ */
+export function isCertificateValid(pem: string, subject: ExpectedSubject, now: Date): boolean {
+  const certs = parseCertificates(pem);
+  if (certs.length === 0) throw new CertParseError('unable to parse TLS certificates: data does not contain any valid RSA or ECDSA certificates');
+  for (const c of certs) {
+    if (now > c.notAfter) return false;
+  }
+  const leaf = certs[0]!;
+  if (leaf.commonName !== subject.commonName) return false;
+  if (!sameSet(leaf.organizations, subject.organizations)) return false;
+  if (!sameSet(leaf.organizationalUnits, subject.organizationalUnits ?? [])) return false;
+  return true;
+}
+
+/** Latest NotBefore and earliest NotAfter of the chain (§10.3 A.5); OCM's error messages. */
+export function certValidityPeriod(pem: string | undefined, secretRef: string): { notBefore: Date; notAfter: Date } {
+  if (pem === undefined || pem === '') throw new Error(`no client certificate found in secret ${JSON.stringify(secretRef)}`);
+  let certs: CertInfo[];
+  try {
+    certs = parseCertificates(pem);
+  } catch {
+    certs = [];
+  }
+  if (certs.length === 0) throw new Error('unable to parse TLS certificates: data does not contain any valid RSA or ECDSA certificates');
+  let notBefore = certs[0]!.notBefore;
+  let notAfter = certs[0]!.notAfter;
+  for (const c of certs) {
+    if (c.notBefore > notBefore) notBefore = c.notBefore;
+    if (c.notAfter < notAfter) notAfter = c.notAfter;
+  }
+  return { notBefore, notAfter };
+}
+
+/**
+ * §10.3 B.3: rotate once remaining/total ≤ threshold, threshold = 0.2 + 0.2 × u × 0.25 (u ∈ [0,1)),
+ * i.e. when 20–25 % of the lifetime is left.
+ */
+export function rotationDue(period: { notBefore: Date; notAfter: Date }, now: Date, u: number): { rotate: boolean; remainingMs: number } {
+  const total = period.notAfter.getTime() - period.notBefore.getTime();
+  const remainingMs = period.notAfter.getTime() - now.getTime();
+  const threshold = 0.2 + 0.2 * u * 0.25;
+  if (total > 0 && remainingMs / total > threshold) return { rotate: false, remainingMs };
+  return { rotate: true, remainingMs };
+}
+
+/** `The current client certificate … expires in <d>` uses the remaining time rounded to seconds. */
+export function formatRemaining(ms: number): string {
+  return formatGoDuration(Math.round(ms / 1000) * 1000);
+}
+
+/** Approved = at least one Approved condition and no Denied one (§10.3 A.1). */
+export function isCsrApproved(csr: CertificateSigningRequest): boolean {
+  const conds = csr.status?.conditions ?? [];
+  let approved = false;
+  for (const c of conds) {
+    if (c.type === 'Denied') return false;
+    if (c.type === 'Approved') approved = true;
+  }
+  return approved;
+}
+
+/** Hub CSR events that concern this cluster's own CSRs (§10.1). */
+export function isClusterCsr(csr: CertificateSigningRequest, cluster: string): boolean {
+  const l = csr.metadata.labels ?? {};
+  return l[labels.clusterName] === cluster && !(labels.addonName in l) && (csr.metadata.name ?? '').startsWith(`${cluster}-`);
+}
+
+/** Index "by cluster" of §10.6: the cluster label of CSRs without an addon label. */
+export function clusterIndexOf(csr: CertificateSigningRequest): string[] {
+  const l = csr.metadata.labels ?? {};
+  const c = l[labels.clusterName];
+  if (c === undefined || labels.addonName in l) return [];
+  return [c];
+}
+
+export const CSR_HALT_LIMIT = 10;
+
+/** §10.6: halted when the cache holds ≥ 10 CSRs indexed under the cluster. */
+export function csrCreationHalted(cached: readonly CertificateSigningRequest[], cluster: string): boolean {
+  let n = 0;
+  for (const csr of cached) if (clusterIndexOf(csr).includes(cluster)) n++;
+  return n >= CSR_HALT_LIMIT;
+}
+
+/** Go's default time.Time format for UTC times: `2006-01-02 15:04:05 +0000 UTC`. */
+export function goTimeString(d: Date): string {
+  const iso = d.toISOString();
+  const frac = iso.slice(20, 23).replace(/0+$/, '');
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${frac ? `.${frac}` : ''} +0000 UTC`;
+}
+
+/** (cluster, agent) from the first CN of the form `system:open-cluster-management:<c>:<a>` (§4.2 2.3). */
+export function clusterAndAgentFromCerts(certs: readonly CertInfo[]): { cluster: string; agent: string } {
+  for (const c of certs) {
+    if (!c.commonName.startsWith(names.userPrefix)) continue;
+    const parts = c.commonName.slice(names.userPrefix.length).split(':');
+    if (parts.length === 2) return { cluster: parts[0]!, agent: parts[1]! };
+  }
+  return { cluster: '', agent: '' };
+}

@@ -1,0 +1,132 @@
+// Register secret controller (spoke-agent.md §9), generic over a RegisterDriver: D (bootstrap),
+// E (main phase) and, for addons, J. One queue key; the secret is read live, not from the cache;
+// a secret the driver produced but that failed to save is kept (`pending`) and its save retried
+// without running the driver again (which would create a second CSR); the condition is written
+// only after the save succeeded.
+
+import type { Condition } from '../../api/meta.js';
+import type { Secret } from '../../api/core.js';
+import { isNotFound } from '../../client/errors.js';
+import { createController } from '../../client/controller.js';
+import type { Controller, Informer, ResourceClient } from '../../client/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { RegisterDriver, StatusUpdater } from './driver.js';
+
+export const REGISTER_QUEUE_KEY = 'key';
+
+export interface RegisterSecretControllerOptions {
+  name: string;
+  secretNamespace: string;
+  secretName: string;
+  /** Keys forced into the saved secret (kubeconfig, cluster-name, agent-name), computed once. */
+  additionalData: Readonly<Record<string, Buffer>>;
+  driver: RegisterDriver;
+  statusUpdater: StatusUpdater;
+  /** Secrets of the secret's namespace, on the cluster that holds it. */
+  secrets: ResourceClient<Secret>;
+  /** Secret informer of that namespace (events filtered to the one secret). */
+  secretInformer: Informer<Secret>;
+  resyncMs: number;
+  log: Logger;
+  clock?: Clock;
+}
+
+export interface RegisterSecretController {
+  readonly controller: Controller;
+  /** Trigger a sync (driver informer events). */
+  enqueue(): void;
+  run(signal: AbortSignal): Promise<void>;
+  /** Exposed for tests: one sync. */
+  sync(signal: AbortSignal): Promise<void>;
+}
+
+export function createRegisterSecretController(o: RegisterSecretControllerOptions): RegisterSecretController {
+  const log = o.log.child({ controller: o.name });
+  const ref = `${o.secretNamespace}/${o.secretName}`;
+  let pending: Secret | undefined;
+  let pendingCondition: Condition | undefined;
+
+  const sync = async (signal: AbortSignal): Promise<void> => {
+    let secret: Secret;
+    try {
+      secret = await o.secrets.get(o.secretName, { signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw new Error(`unable to get secret ${JSON.stringify(ref)}: ${(err as Error).message}`, { cause: err });
+      secret = { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: o.secretNamespace, name: o.secretName } };
+    }
+    secret.data ??= {};
+
+    if (pending === undefined) {
+      const out = await o.driver.process(o.name, secret, o.additionalData, signal);
+      if (out.condition !== undefined && (out.error !== undefined || out.secret === undefined)) {
+        await o.statusUpdater(out.condition, signal);
+      }
+      if (out.error !== undefined) throw out.error;
+      if (out.secret === undefined) return;
+      const next: Secret = { ...out.secret, data: { ...(out.secret.data ?? {}) } };
+      for (const [k, v] of Object.entries(o.additionalData)) next.data![k] = v.toString('base64');
+      pending = next;
+      pendingCondition = out.condition;
+    } else {
+      // Retrying a failed save: aim it at the secret as it is now (OCM reuses the stale
+      // resourceVersion, which turns one conflict into a retry loop).
+      const rv = secret.metadata.resourceVersion;
+      const meta = { ...pending.metadata };
+      if (rv === undefined) delete meta.resourceVersion;
+      else meta.resourceVersion = rv;
+      pending = { ...pending, metadata: meta };
+    }
+
+    try {
+      if (pending.metadata.resourceVersion === undefined || pending.metadata.resourceVersion === '') {
+        await o.secrets.create(pending, { signal });
+      } else {
+        await o.secrets.update(pending, { signal });
+      }
+    } catch (err) {
+      // Keep `pending` for the retry, but a condition is only written with the first attempt's save.
+      pendingCondition = undefined;
+      throw new Error(`unable to save secret ${JSON.stringify(ref)}: ${(err as Error).message}`, { cause: err });
+    }
+    log.info(`Secret ${ref} for ${o.name} is updated`, { reason: 'SecretSave' });
+    pending = undefined;
+    const cond = pendingCondition;
+    pendingCondition = undefined;
+    if (cond !== undefined) await o.statusUpdater(cond, signal);
+  };
+
+  const controller = createController({
+    name: o.name,
+    log: o.log,
+    ...(o.clock ? { clock: o.clock } : {}),
+    resyncMs: o.resyncMs,
+    resyncKeys: () => [REGISTER_QUEUE_KEY],
+    reconcile: async (_key, signal) => {
+      await sync(signal);
+    },
+  });
+
+  const isOurs = (s: Secret): boolean => s.metadata.namespace === o.secretNamespace && s.metadata.name === o.secretName;
+  o.secretInformer.addHandlers({
+    onAdd: (s) => {
+      if (isOurs(s)) controller.enqueue(REGISTER_QUEUE_KEY);
+    },
+    onUpdate: (_old, s) => {
+      if (isOurs(s)) controller.enqueue(REGISTER_QUEUE_KEY);
+    },
+    onDelete: (s) => {
+      if (isOurs(s)) controller.enqueue(REGISTER_QUEUE_KEY);
+    },
+  });
+
+  return {
+    controller,
+    enqueue: () => controller.enqueue(REGISTER_QUEUE_KEY),
+    async run(signal) {
+      controller.enqueue(REGISTER_QUEUE_KEY);
+      await controller.run(signal);
+    },
+    sync,
+  };
+}

@@ -1,0 +1,70 @@
+// OCM admission, the in-process equivalent of the registration webhook server (hub-controller.md §9):
+// ManagedCluster mutating + validating, ManagedClusterSetBinding validating. Active only for those
+// resources' main endpoint (the webhooks do not cover /status), on CREATE and UPDATE.
+
+import { storageKey, type AdmissionContext, type AdmissionPlugin, type AdmissionRequest } from '../pipeline.js';
+import type { Clock } from '../../util/clock.js';
+import { realClock } from '../../util/clock.js';
+import { defaultClusterSetLabel, defaultLeaseDuration, mutateTaints } from './managed-cluster-mutating.js';
+import { CLUSTER_GROUP, validateClusterSetBinding, validateManagedCluster } from './managed-cluster-validating.js';
+
+export { mutateTaints, defaultClusterSetLabel, defaultLeaseDuration, CLUSTER_SET_LABEL, DEFAULT_CLUSTER_SET } from './managed-cluster-mutating.js';
+export { validateManagedCluster, validateClusterSetBinding, validateNameAndUrls, isValidHttpsUrl, dns1123LabelErrors } from './managed-cluster-validating.js';
+export { csrAdmissionPlugins } from '../certificates/csr-admission.js';
+
+export interface OcmAdmissionOptions {
+  /** Feature gates by name; `DefaultClusterSet` defaults to true (hub-controller.md §3.3). */
+  featureGates?: Record<string, boolean>;
+  clock?: Clock;
+}
+
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const mainWrite = (req: AdmissionRequest): boolean => req.subresource === '' && (req.operation === 'CREATE' || req.operation === 'UPDATE') && req.object !== undefined;
+
+export function ocmAdmissionPlugins(opts: OcmAdmissionOptions = {}): AdmissionPlugin[] {
+  const clock = opts.clock ?? realClock;
+  const defaultClusterSet = opts.featureGates?.DefaultClusterSet ?? true;
+  return [
+    {
+      name: 'ManagedClusterMutating',
+      handles: (group, resource) => group === CLUSTER_GROUP && resource === 'managedclusters',
+      mutate(req: AdmissionRequest): void {
+        if (!mainWrite(req)) return;
+        const obj = req.object!;
+        mutateTaints(obj, req.operation === 'UPDATE' ? req.oldObject : undefined, rfc3339(clock.now()));
+        if (defaultClusterSet) defaultClusterSetLabel(obj);
+        defaultLeaseDuration(obj);
+      },
+    },
+    {
+      name: 'ManagedClusterValidating',
+      handles: (group, resource) => group === CLUSTER_GROUP && resource === 'managedclusters',
+      validate(req: AdmissionRequest, ctx: AdmissionContext): void {
+        if (!mainWrite(req)) return;
+        validateManagedCluster({
+          obj: req.object!,
+          old: req.operation === 'UPDATE' ? req.oldObject : undefined,
+          user: req.user,
+          authorizer: ctx.authorizer,
+          namespacePhase: (name) => {
+            const ns = ctx.store.get(storageKey('', 'namespaces', '', name))?.object;
+            if (!ns) return undefined;
+            const status = ns.status as { phase?: string } | undefined;
+            return status?.phase ?? (ns.metadata.deletionTimestamp ? 'Terminating' : 'Active');
+          },
+        });
+      },
+    },
+    {
+      name: 'ManagedClusterSetBindingValidating',
+      handles: (group, resource) => group === CLUSTER_GROUP && resource === 'managedclustersetbindings',
+      validate(req: AdmissionRequest, ctx: AdmissionContext): void {
+        if (!mainWrite(req)) return;
+        validateClusterSetBinding(req.object!, req.operation === 'CREATE', req.user, ctx.authorizer);
+      },
+    },
+  ];
+}

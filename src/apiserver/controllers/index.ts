@@ -1,0 +1,38 @@
+// Starts the server's own controllers: bootstrap objects, CRD establisher, namespace controller.
+
+import type { KubeObject } from '../../api/meta.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { SchemaOps } from '../registry/custom-resource.js';
+import type { RegistryContext } from '../registry/rest-context.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { Store } from '../storage/types.js';
+import { bootstrapObjects } from './bootstrap.js';
+import { startCrdEstablisher } from './crd-establisher.js';
+import { startNamespaceController } from './namespace-controller.js';
+
+export interface BuiltinControllersOptions {
+  store: Store;
+  registry: ResourceRegistry;
+  regCtx: RegistryContext;
+  log: Logger;
+  clock: Clock;
+  caPem?: string;
+  externalUrl: string;
+  bootstrapObjects?: KubeObject[];
+  schemaOps?: SchemaOps;
+  resyncMs: number;
+  signal: AbortSignal;
+}
+
+export function startBuiltinControllers(o: BuiltinControllersOptions): void {
+  bootstrapObjects({ registry: o.registry, regCtx: o.regCtx, objects: o.bootstrapObjects ?? [], caPem: o.caPem, externalUrl: o.externalUrl });
+  startCrdEstablisher({
+    store: o.store, registry: o.registry, regCtx: o.regCtx, schemaOps: o.schemaOps, clock: o.clock, log: o.log,
+    retryMs: Math.min(o.resyncMs, 200), signal: o.signal,
+  });
+  startNamespaceController({
+    store: o.store, registry: o.registry, regCtx: o.regCtx, caPem: o.caPem, clock: o.clock, log: o.log,
+    retryMs: Math.min(o.resyncMs, 200), signal: o.signal,
+  });
+}

@@ -1,0 +1,119 @@
+// Assembly of the embedded API server on a data directory: SQLite store at DIR/state.db, PKI under
+// DIR/pki/, admin kubeconfig at DIR/admin.kubeconfig, authn/authz stack, built-in controllers,
+// periodic compaction. Used by `ocm-ts apiserver` and by the hub command.
+
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { realClock, type Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer } from './auth/index.js';
+import type { ServerTimings } from './http/server-context.js';
+import type { AdmissionPlugin, BuiltinController } from './pipeline.js';
+import { ensureAdminKubeconfig, ensurePki, type Pki } from './pki/index.js';
+import type { BuiltinStrategyOverrides } from './registry/builtin-resources.js';
+import type { VirtualResource } from './registry/types.js';
+import { startApiServer } from './server.js';
+import { openSqliteStore } from './storage/sqlite-store.js';
+import type { Store } from './storage/types.js';
+import { schemaOps } from './registry/schema-ops.js';
+import { csrExtensions } from './registry/csr-extensions.js';
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export interface EmbeddedApiServerOptions {
+  dataDir: string;
+  /** Default 127.0.0.1:6443; port 0 = a free port. */
+  listen?: ListenAddress;
+  log: Logger;
+  admission?: AdmissionPlugin[];
+  extraControllers?: BuiltinController[];
+  /** Default TTL of certificates issued by the CSR signer (default 1 year). */
+  clusterSigningDurationMs?: number;
+  /** Static bearer tokens (`--token-auth-file` CSV). */
+  tokenFile?: string;
+  clock?: Clock;
+  timings?: Partial<ServerTimings>;
+  /** Compaction interval (default 60 s). */
+  compactIntervalMs?: number;
+  /** Storage retention (default: 1000 revisions and 5 minutes). */
+  retention?: { minRevisions: number; minAgeMs: number };
+  extraSans?: string[];
+}
+
+export interface EmbeddedApiServer {
+  url: string;
+  adminKubeconfigPath: string;
+  store: Store;
+  pki: Pki;
+  close(): Promise<void>;
+}
+
+export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Promise<EmbeddedApiServer> {
+  const clock = opts.clock ?? realClock;
+  const log = opts.log;
+  const listen = opts.listen ?? { host: '127.0.0.1', port: 6443 };
+  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  const pki = await ensurePki(join(opts.dataDir, 'pki'), { clock, log, ...(opts.extraSans ? { extraSans: opts.extraSans } : {}) });
+  const store = openSqliteStore({ path: join(opts.dataDir, 'state.db'), log, clock, ...(opts.retention ? { retention: opts.retention } : {}) });
+  let stopCompactor: (() => void) | undefined;
+  try {
+    const authenticator = createAuthenticator({ store, pki, clock, log, ...(opts.tokenFile ? { tokenFile: opts.tokenFile } : {}) });
+    const authorizer = createAuthorizer(store, { log });
+    const csr = csrExtensions({ store, pki, clock, log, ...(opts.clusterSigningDurationMs ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}) });
+    const virtualResources: VirtualResource[] = accessReviewResources(authorizer);
+    const strategies: BuiltinStrategyOverrides = csr.strategies;
+    const server = await startApiServer({
+      store,
+      tls: { key: pki.servingKeyPem, cert: pki.servingCertPem, clientCa: pki.clientCaPem },
+      host: listen.host,
+      port: listen.port,
+      log,
+      authenticator,
+      authorizer,
+      admission: [...csr.admission, ...(opts.admission ?? [])],
+      controllers: [...csr.controllers, ...(opts.extraControllers ?? [])],
+      strategies,
+      virtualResources,
+      bootstrapObjects: bootstrapPolicyObjects(),
+      schemaOps: schemaOps(),
+      caPem: pki.caPem,
+      clock,
+      ...(opts.timings ? { timings: opts.timings } : {}),
+    });
+    authorizer.start();
+    const adminKubeconfigPath = await ensureAdminKubeconfig(opts.dataDir, server.url, pki, { clock });
+    const interval = setInterval(() => {
+      try {
+        const removed = store.compact();
+        if (removed > 0) log.debug('compacted storage', { rows: removed });
+      } catch (err) {
+        log.error('compaction failed', { err });
+      }
+    }, opts.compactIntervalMs ?? 60_000);
+    interval.unref();
+    stopCompactor = () => clearInterval(interval);
+    let closing: Promise<void> | undefined;
+    return {
+      url: server.url,
+      adminKubeconfigPath,
+      store,
+      pki,
+      close(): Promise<void> {
+        closing ??= (async () => {
+          stopCompactor?.();
+          await server.close();
+          authorizer.stop();
+          store.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    stopCompactor?.();
+    store.close();
+    throw err;
+  }
+}

@@ -1,0 +1,64 @@
+// Request body reading (3 MiB limit, §1) and decoding (JSON, YAML for create/update).
+
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { ACCEPTED_BODY, mediaType } from './negotiate.js';
+import { errors } from './errors.js';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** Reads the whole body; 413 beyond `limit` (the rest of the upload is drained, not buffered). */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) {
+    req.resume();
+    return Promise.reject(errors.tooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > limit) {
+        failed = true;
+        chunks.length = 0;
+        reject(errors.tooLarge(limit));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      if (!failed) {
+        failed = true;
+        reject(e);
+      }
+    });
+  });
+}
+
+/** Decodes a create/update body (JSON or YAML); empty → undefined. */
+export function decodeObjectBody(buf: Buffer, contentType: string | undefined, opts: { yamlAllowed: boolean }): unknown {
+  if (buf.length === 0) return undefined;
+  const mt = mediaType(contentType);
+  const text = buf.toString('utf8');
+  if (mt === '' || mt === 'application/json' || mt === '*/*') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw errors.badRequest(`the object provided is unrecognized (unable to decode JSON: ${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
+  if (opts.yamlAllowed && (mt === 'application/yaml' || mt === 'application/apply-patch+yaml')) {
+    try {
+      return parseYaml(text) as unknown;
+    } catch (err) {
+      throw errors.badRequest(`the object provided is unrecognized (unable to decode YAML: ${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
+  throw errors.unsupportedMediaType(ACCEPTED_BODY);
+}

@@ -1,0 +1,113 @@
+// The request pipeline: authenticate → authorize → route (non-resource endpoints, discovery,
+// resources) with one log line per request and every failure answered as a metav1.Status.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { forbiddenError } from '../auth/forbidden.js';
+import {
+  apiGroupDoc, apiGroupList, apiResourceList, apiVersions, OPENAPI_V2_PROTOBUF, VERSION_INFO,
+} from '../discovery/discovery.js';
+import type { AuthenticationRequest, RequestAttributes, UserInfo } from '../pipeline.js';
+import { ApiError, errors } from './errors.js';
+import { serveHealth } from './health.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { logRequest } from './request-log.js';
+import { handleResource } from './resource-handler.js';
+import { sendJson, sendStatus, toApiError } from './respond.js';
+import type { ServerContext } from './server-context.js';
+
+function authRequest(req: IncomingMessage): AuthenticationRequest {
+  const socket = req.socket as TLSSocket;
+  const out: AuthenticationRequest = { headers: req.headers };
+  if (typeof socket.getPeerCertificate === 'function') {
+    const peer = socket.getPeerCertificate(true);
+    if (peer && peer.raw) {
+      out.clientCertificateDer = peer.raw;
+      const chain: Buffer[] = [];
+      let cur = peer.issuerCertificate;
+      const seen = new Set<string>([peer.fingerprint256]);
+      while (cur && cur.raw && !seen.has(cur.fingerprint256)) {
+        seen.add(cur.fingerprint256);
+        chain.push(cur.raw);
+        cur = cur.issuerCertificate;
+      }
+      if (chain.length > 0) out.clientCertificateChainDer = chain;
+    }
+  }
+  return out;
+}
+
+function attributesOf(info: RequestInfo, user: UserInfo): RequestAttributes {
+  if (info.kind === 'nonResource') {
+    return { user, verb: info.verb, resourceRequest: false, path: info.path, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
+  }
+  return {
+    user, verb: info.verb, resourceRequest: true, path: '', apiGroup: info.group, apiVersion: info.version,
+    resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name,
+  };
+}
+
+function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, info: RequestInfo & { kind: 'nonResource' }, query: URLSearchParams): void {
+  const path = info.path.replace(/\/+$/, '') || '/';
+  if (info.discovery) {
+    if (info.verb !== 'get') throw errors.methodNotSupported({ group: '', resource: '' }, info.verb);
+    const d = info.discovery;
+    let doc: Record<string, unknown> | undefined;
+    if (d.prefix === 'api') doc = d.version === undefined ? apiVersions(ctx.serverAddress()) : d.version === 'v1' ? apiResourceList(ctx.registry, '', 'v1') : undefined;
+    else if (d.group === undefined) doc = apiGroupList(ctx.registry);
+    else if (d.version === undefined) doc = apiGroupDoc(ctx.registry, d.group);
+    else doc = apiResourceList(ctx.registry, d.group, d.version);
+    if (!doc) throw errors.noSuchResource();
+    sendJson(res, 200, doc, { head: req.method === 'HEAD' });
+    return;
+  }
+  if (path === '/version') {
+    sendJson(res, 200, VERSION_INFO);
+    return;
+  }
+  if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': OPENAPI_V2_PROTOBUF.length });
+    res.end(OPENAPI_V2_PROTOBUF);
+    return;
+  }
+  if (serveHealth(path, query, res, ctx.health)) return;
+  throw errors.noSuchResource();
+}
+
+/** Handles one request end to end; never throws. */
+export async function handleRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const requestId = randomUUID();
+  res.setHeader('Audit-Id', requestId);
+  const method = req.method ?? 'GET';
+  let path = req.url ?? '/';
+  let user: UserInfo | undefined;
+  let verb: string | undefined;
+  let failure: ApiError | undefined;
+  try {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    path = url.pathname;
+    const info = parseRequestInfo(method, url.pathname, url.searchParams);
+    verb = info.verb;
+    const authn = ctx.authenticator.authenticate(authRequest(req));
+    if (authn.kind === 'unauthorized') throw errors.unauthorized();
+    user = authn.user;
+    const attrs = attributesOf(info, authn.user);
+    const decision = ctx.authorizer.authorize(attrs);
+    if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.decision === 'deny' ? decision.reason : '');
+    if (info.kind === 'nonResource') serveNonResource(ctx, req, res, info, url.searchParams);
+    else await handleResource(ctx, { req, res, info, query: url.searchParams, user: authn.user, requestId });
+  } catch (err) {
+    failure = toApiError(err);
+    if (failure.code === 413) res.setHeader('Connection', 'close');
+    sendStatus(res, failure);
+  }
+  const code = failure?.code ?? res.statusCode;
+  logRequest(ctx.log, {
+    requestId, method, path, code, durationMs: performance.now() - started,
+    ...(user ? { user: user.username } : {}), ...(verb ? { verb } : {}),
+    ...(failure ? { reason: failure.reason } : {}),
+    ...(failure && failure.code >= 500 ? { err: failure.cause ?? failure } : {}),
+  });
+}

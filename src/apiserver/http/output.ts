@@ -1,0 +1,74 @@
+// Encoding responses and watch events in the negotiated representation (JSON, YAML, Table,
+// PartialObjectMetadata), with a per-object cache so one event serialises once for many watchers.
+
+import type { ServerResponse } from 'node:http';
+import type { KubeList, KubeObject, WatchEventType } from '../../api/meta.js';
+import type { ServedResource } from '../registry/types.js';
+import { toWire } from '../registry/versions.js';
+import type { OutputFormat } from './negotiate.js';
+import { sendJson } from './respond.js';
+import { toPartial, toTable } from './table.js';
+import type { WatchEncoder } from './watch.js';
+
+export interface OutputContext {
+  served: ServedResource;
+  version: string;
+  format: OutputFormat;
+  includeObject: 'None' | 'Metadata' | 'Object';
+  now: number;
+  pretty: boolean;
+}
+
+function tableOptions(o: OutputContext, withHeaders: boolean): Parameters<typeof toTable>[2] {
+  const apiVersion = o.format.type === 'table' ? o.format.apiVersion : 'meta.k8s.io/v1';
+  return { apiVersion, columns: o.served.printerColumns?.[o.version], includeObject: o.includeObject, withHeaders, now: o.now };
+}
+
+/** Writes a single wire-form object. */
+export function sendObject(res: ServerResponse, code: number, obj: KubeObject, o: OutputContext): void {
+  let body: unknown = obj;
+  if (o.format.type === 'table') body = toTable([obj], { resourceVersion: obj.metadata.resourceVersion }, tableOptions(o, true));
+  else if (o.format.type === 'partial') body = toPartial(obj);
+  sendJson(res, code, body, { yaml: o.format.type === 'yaml', pretty: o.pretty });
+}
+
+export function sendList(res: ServerResponse, list: KubeList, o: OutputContext): void {
+  let body: unknown = list;
+  if (o.format.type === 'table') body = toTable(list.items, list.metadata, tableOptions(o, true));
+  else if (o.format.type === 'partial') {
+    body = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata, items: list.items.map(toPartial) };
+  }
+  sendJson(res, 200, body, { yaml: o.format.type === 'yaml', pretty: o.pretty });
+}
+
+/** Per-server cache: stored object identity → serialised JSON event payload, per wire version. */
+export type EncodeCache = Map<string, WeakMap<KubeObject, string>>;
+
+export function watchEncoder(o: OutputContext, cache: EncodeCache): WatchEncoder {
+  const apiVersion = o.served.def.group ? `${o.served.def.group}/${o.version}` : o.version;
+  const cacheKey = `${o.served.def.group}/${o.served.def.resource}/${o.version}`;
+  return {
+    line(type: WatchEventType, obj: KubeObject, first: boolean): string {
+      if (type === 'ERROR' || type === 'BOOKMARK') return JSON.stringify({ type, object: obj });
+      if (o.format.type === 'table') {
+        const wire = toWire(o.served, o.version, obj);
+        return JSON.stringify({ type, object: toTable([wire], { resourceVersion: wire.metadata.resourceVersion }, tableOptions(o, first)) });
+      }
+      if (o.format.type === 'partial') return JSON.stringify({ type, object: toPartial(toWire(o.served, o.version, obj)) });
+      let byObj = cache.get(cacheKey);
+      if (!byObj) {
+        byObj = new WeakMap();
+        cache.set(cacheKey, byObj);
+      }
+      let json = byObj.get(obj);
+      if (json === undefined) {
+        json = JSON.stringify(toWire(o.served, o.version, obj));
+        byObj.set(obj, json);
+      }
+      return `{"type":"${type}","object":${json}}`;
+    },
+    bookmark(revision: number): KubeObject {
+      return { kind: o.served.def.kind, apiVersion, metadata: { resourceVersion: String(revision) } };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// PATCH (§7): the document maths is src/apiserver/patch/ (applyPatch); the result then goes through
+// the update path, where metadata.resourceVersion/uid carried by the patch act as preconditions.
+// Server-side apply of a missing object creates it (201).
+
+import type { KubeObject } from '../../api/meta.js';
+import { applyPatch, patchMediaType, APPLY_PATCH, BUILTIN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES } from '../patch/index.js';
+import type { JSONSchemaProps } from '../registry/schema/types.js';
+import type { RequestScope } from '../registry/rest-context.js';
+import { createObject, updateObject } from '../registry/rest-writes.js';
+import { keyOf, toWire } from '../registry/versions.js';
+import { rfc3339 } from '../registry/object-meta.js';
+import { readBody } from './body.js';
+import { errors } from './errors.js';
+import { sendObject, type OutputContext } from './output.js';
+import { parseBool } from './request-info.js';
+import type { ResourceRequest } from './resource-handler.js';
+import { checkTypeMeta } from './resource-handler.js';
+import type { ServerContext } from './server-context.js';
+
+export interface PatchRequest extends ResourceRequest {
+  scope: RequestScope;
+  subresource: string;
+  output: OutputContext;
+}
+
+export async function handlePatch(ctx: ServerContext, p: PatchRequest): Promise<void> {
+  const { scope, query } = p;
+  const { served, version } = scope;
+  const contentType = p.req.headers['content-type'] ?? '';
+  let force: boolean | undefined;
+  try {
+    force = parseBool(query.get('force'), 'force');
+  } catch (err) {
+    throw errors.badRequest(err instanceof Error ? err.message : String(err));
+  }
+  const fv = query.get('fieldValidation');
+  if (fv !== null && fv !== '' && !['Ignore', 'Warn', 'Strict'].includes(fv)) {
+    throw errors.badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
+  }
+  const body = await readBody(p.req, ctx.maxBodyBytes);
+  const name = p.info.pathName;
+  const current = ctx.store.get(keyOf(served, scope.namespace, name));
+  const isApply = patchMediaType(contentType) === APPLY_PATCH;
+  if (!current && !isApply) {
+    // Refuse an unknown patch type before answering 404, as upstream does.
+    applyPatchTypeCheck(contentType, served.custom);
+    throw errors.notFound({ group: served.def.group, resource: served.def.resource }, name);
+  }
+  const schema = served.schemas?.[version] as JSONSchemaProps | undefined;
+  const fieldManager = query.get('fieldManager') ?? undefined;
+  const patched = applyPatch({
+    contentType,
+    patch: body,
+    current: current ? toWire(served, version, current.object) : undefined,
+    isCustomResource: served.custom,
+    group: served.def.group,
+    kind: served.def.kind,
+    apiVersion: served.def.group ? `${served.def.group}/${version}` : version,
+    ...(fieldManager !== undefined ? { fieldManager } : {}),
+    ...(force !== undefined ? { force } : {}),
+    ...(schema ? { schema } : {}),
+    now: rfc3339(ctx.regCtx.now()),
+    ...(p.subresource ? { subresource: p.subresource } : {}),
+  });
+  const obj: KubeObject = checkTypeMeta(patched, served, version);
+  if (!current) {
+    if (p.subresource) throw errors.notFound({ group: served.def.group, resource: served.def.resource }, name);
+    if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    const created = createObject(ctx.regCtx, scope, { ...obj, metadata: { ...obj.metadata, name } });
+    sendObject(p.res, 201, toWire(served, version, created.object), p.output);
+    return;
+  }
+  const result = updateObject(ctx.regCtx, scope, name, obj, { subresource: p.subresource, allowEmptyResourceVersion: true }, current);
+  sendObject(p.res, 200, toWire(served, version, result.object), p.output);
+}
+
+function applyPatchTypeCheck(contentType: string, custom: boolean): void {
+  const accepted = custom ? CUSTOM_RESOURCE_PATCH_TYPES : BUILTIN_PATCH_TYPES;
+  if (!accepted.includes(patchMediaType(contentType))) throw errors.unsupportedMediaType(accepted);
+}

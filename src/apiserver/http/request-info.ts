@@ -1,0 +1,112 @@
+// URL grammar (§3.1): request info used for routing and for authorization attributes. Pure.
+
+export interface ResourceRequestInfo {
+  kind: 'resource';
+  group: string;
+  version: string;
+  namespace: string;
+  resource: string;
+  /** Object name for authorization (from the path, or a metadata.name field selector). */
+  name: string;
+  /** Object name from the path only ('' for collections). */
+  pathName: string;
+  subresource: string;
+  verb: string;
+  /** The path had more segments than the grammar allows. */
+  extraSegments: boolean;
+}
+
+export interface NonResourceRequestInfo {
+  kind: 'nonResource';
+  path: string;
+  verb: string;
+  /** Discovery paths (`/api`, `/apis`, `/apis/<g>`, `/api/v1`, `/apis/<g>/<v>`). */
+  discovery?: { prefix: 'api' | 'apis'; group?: string; version?: string };
+}
+
+export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
+
+const TRUE_VALUES = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
+const FALSE_VALUES = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
+
+/** Go strconv.ParseBool semantics; undefined for absent, throws on garbage. */
+export function parseBool(v: string | null | undefined, name: string): boolean | undefined {
+  if (v === null || v === undefined) return undefined;
+  if (v === '') return true;
+  if (TRUE_VALUES.has(v)) return true;
+  if (FALSE_VALUES.has(v)) return false;
+  throw new RangeError(`invalid boolean value for ${name}: "${v}"`);
+}
+
+function nameFromFieldSelector(sel: string | null): string | undefined {
+  if (!sel) return undefined;
+  for (const part of sel.split(',')) {
+    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(part);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
+  const segs = pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+  const httpVerb = method.toUpperCase();
+  const nonResource = (): NonResourceRequestInfo => ({ kind: 'nonResource', path: pathname, verb: httpVerb === 'HEAD' ? 'get' : httpVerb.toLowerCase() });
+  if (segs.length === 0 || (segs[0] !== 'api' && segs[0] !== 'apis')) return nonResource();
+  const prefix = segs[0] as 'api' | 'apis';
+  let i = 1;
+  let group = '';
+  if (prefix === 'apis') {
+    if (segs.length === 1) return { ...nonResource(), discovery: { prefix } };
+    group = segs[1] as string;
+    i = 2;
+    if (segs.length === 2) return { ...nonResource(), discovery: { prefix, group } };
+  } else if (segs.length === 1) {
+    return { ...nonResource(), discovery: { prefix } };
+  }
+  const version = segs[i] as string;
+  i++;
+  if (segs.length === i) return { ...nonResource(), discovery: { prefix, ...(group ? { group } : {}), version } };
+  let rest = segs.slice(i);
+  let watchPath = false;
+  if (rest[0] === 'watch') {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    // namespaces/<ns>/<resource>..., except namespaces/<name>/status|finalize (subresources of the namespace)
+    if (!(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+      namespace = rest[1] as string;
+      rest = rest.slice(2);
+    }
+  }
+  const resource = rest[0] ?? '';
+  const pathName = rest[1] ?? '';
+  let name = pathName;
+  const subresource = rest[2] ?? '';
+  const extraSegments = rest.length > 3;
+  let watchParam = false;
+  try {
+    watchParam = parseBool(query.get('watch'), 'watch') ?? false;
+  } catch {
+    watchParam = false;
+  }
+  let verb: string;
+  switch (httpVerb) {
+    case 'POST': verb = 'create'; break;
+    case 'GET': case 'HEAD':
+      verb = watchPath || watchParam ? 'watch' : name ? 'get' : 'list';
+      break;
+    case 'PUT': verb = 'update'; break;
+    case 'PATCH': verb = 'patch'; break;
+    case 'DELETE': verb = name ? 'delete' : 'deletecollection'; break;
+    default: verb = httpVerb.toLowerCase();
+  }
+  if ((verb === 'list' || verb === 'watch' || verb === 'deletecollection') && !name) {
+    name = nameFromFieldSelector(query.get('fieldSelector')) ?? '';
+  }
+  // Namespace object itself: /api/v1/namespaces/<name>[/sub]
+  if (resource === 'namespaces' && !namespace && group === '' && name) namespace = name;
+  return { kind: 'resource', group, version, namespace, resource, name, pathName, subresource, verb, extraSegments };
+}
+

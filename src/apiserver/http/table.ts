@@ -1,0 +1,80 @@
+// Table output for `kubectl get` (§4.2): default Name/Created At columns, CRD printer columns.
+
+import type { KubeObject } from '../../api/meta.js';
+import type { PrinterColumn } from '../registry/types.js';
+import { evalJsonPath, parseJsonPath } from './jsonpath.js';
+
+export interface TableOptions {
+  apiVersion: string;
+  /** Printer columns (CRDs); undefined → default columns. */
+  columns?: PrinterColumn[];
+  includeObject: 'None' | 'Metadata' | 'Object';
+  withHeaders: boolean;
+  now: number;
+}
+
+export function humanAge(fromIso: string | undefined, now: number): string {
+  if (!fromIso) return '<unknown>';
+  const secs = Math.max(0, Math.floor((now - Date.parse(fromIso)) / 1000));
+  if (secs < 120) return `${secs}s`;
+  const mins = Math.floor(secs / 60);
+  if (mins < 10) return `${mins}m${secs % 60 ? `${secs % 60}s` : ''}`;
+  if (mins < 180) return `${mins}m`;
+  const hours = Math.floor(mins / 60);
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (days < 730) return `${days}d`;
+  return `${Math.floor(days / 365)}y`;
+}
+
+const NAME_COL = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names', priority: 0 };
+
+function columnDefs(columns: PrinterColumn[] | undefined): Record<string, unknown>[] {
+  if (!columns) {
+    return [NAME_COL, { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 }];
+  }
+  const cols = columns.length > 0 ? columns : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+  return [NAME_COL, ...cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 }))];
+}
+
+function cellsOf(obj: KubeObject, columns: PrinterColumn[] | undefined, now: number): unknown[] {
+  if (!columns) return [obj.metadata.name, obj.metadata.creationTimestamp ?? null];
+  const cols = columns.length > 0 ? columns : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+  return [obj.metadata.name, ...cols.map((c) => {
+    let values: unknown[];
+    try {
+      values = evalJsonPath(obj, parseJsonPath(c.jsonPath));
+    } catch {
+      return null;
+    }
+    if (values.length === 0) return null;
+    if (c.type === 'date') return humanAge(typeof values[0] === 'string' ? values[0] : undefined, now);
+    if (values.length > 1) return values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(',');
+    const v = values[0];
+    if (c.type === 'integer' || c.type === 'number' || c.type === 'boolean') return v;
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  })];
+}
+
+function rowObject(obj: KubeObject, mode: TableOptions['includeObject']): unknown {
+  if (mode === 'None') return undefined;
+  if (mode === 'Object') return obj;
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+}
+
+export function toTable(items: KubeObject[], listMeta: { resourceVersion?: string; continue?: string }, o: TableOptions): Record<string, unknown> {
+  return {
+    kind: 'Table',
+    apiVersion: o.apiVersion,
+    metadata: { resourceVersion: listMeta.resourceVersion ?? '', ...(listMeta.continue ? { continue: listMeta.continue } : {}) },
+    ...(o.withHeaders ? { columnDefinitions: columnDefs(o.columns) } : { columnDefinitions: null }),
+    rows: items.map((it) => {
+      const object = rowObject(it, o.includeObject);
+      return { cells: cellsOf(it, o.columns, o.now), ...(object !== undefined ? { object } : {}) };
+    }),
+  };
+}
+
+export function toPartial(obj: KubeObject): KubeObject {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+}

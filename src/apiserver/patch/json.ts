@@ -1,0 +1,31 @@
+// JSON value helpers shared by the patch algorithms.
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+export type JsonObject = { [k: string]: JsonValue };
+
+export function isPlainObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Structural equality of JSON values (object key order ignored). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Parses a JSON body; `what` names it in the error. Throws SyntaxError-derived messages. */
+export function parseJson(body: string | Buffer): { ok: true; value: JsonValue } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as JsonValue };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
+  }
+}

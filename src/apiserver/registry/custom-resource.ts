@@ -1,0 +1,87 @@
+// Serving the custom resources of an established CRD (§12.3): one ServedResource for all served
+// versions; objects stored in the storage version, other versions by rewriting apiVersion.
+
+import type { KubeObject } from '../../api/meta.js';
+import type { FieldError } from '../http/errors.js';
+import { FULL_VERBS } from './builtin-resources.js';
+import type { CrdSpec, CrdVersion } from './crd-resource.js';
+import type { PrinterColumn, ResourceStrategy, ServedResource } from './types.js';
+
+/** Structural-schema operations on one version's openAPIV3Schema (provided by the schema module). */
+export interface SchemaOps {
+  /** Removes unknown fields in place; returns the pruned paths (for warnings / strict mode). */
+  prune(obj: KubeObject, schema: Record<string, unknown>): string[];
+  /** Applies defaults in place. */
+  applyDefaults(obj: KubeObject, schema: Record<string, unknown>): void;
+  /** Field errors of the object against the schema. */
+  validate(obj: KubeObject, schema: Record<string, unknown>): FieldError[];
+}
+
+function schemaOf(v: CrdVersion | undefined): Record<string, unknown> | undefined {
+  return v?.schema?.openAPIV3Schema;
+}
+
+export function customResource(spec: CrdSpec, ops: SchemaOps | undefined): ServedResource {
+  const served = spec.versions.filter((v) => v.served !== false);
+  const storage = spec.versions.find((v) => v.storage) ?? spec.versions[0];
+  const storageVersion = storage?.name ?? 'v1';
+  const hasStatus = Boolean(storage?.subresources?.status);
+  const names = spec.names;
+  const group = spec.group;
+  const versionNames = served.map((v) => v.name);
+  const byName = new Map(spec.versions.map((v) => [v.name, v]));
+  const storageSchema = schemaOf(storage);
+  const printerColumns: Record<string, PrinterColumn[]> = {};
+  for (const v of served) printerColumns[v.name] = (v.additionalPrinterColumns ?? []).map((c) => ({ ...c }));
+  const strategy: ResourceStrategy = {
+    prepareForCreate(obj) {
+      if (ops && storageSchema) {
+        ops.applyDefaults(obj, storageSchema);
+        ops.prune(obj, storageSchema);
+      }
+    },
+    prepareForUpdate(obj) {
+      if (ops && storageSchema) {
+        ops.applyDefaults(obj, storageSchema);
+        ops.prune(obj, storageSchema);
+      }
+    },
+    validate(obj) {
+      return ops && storageSchema ? ops.validate(obj, storageSchema) : [];
+    },
+  };
+  const subresources = hasStatus ? [{ name: 'status', mode: 'status' as const, verbs: ['get', 'patch', 'update'] }] : [];
+  return {
+    def: {
+      group, versions: versionNames, storageVersion, resource: names.plural, kind: names.kind,
+      listKind: names.listKind ?? `${names.kind}List`, singular: names.singular ?? names.kind.toLowerCase(),
+      shortNames: names.shortNames ?? [], categories: names.categories ?? [],
+      namespaced: spec.scope === 'Namespaced', subresources: subresources.map((s) => s.name), verbs: FULL_VERBS,
+    },
+    storageGroup: group,
+    storageResource: names.plural,
+    hasStatus,
+    tracksGeneration: true,
+    nameRule: 'subdomain',
+    custom: true,
+    subresources,
+    fieldSelectors: {},
+    strategy,
+    printerColumns,
+    schemas: Object.fromEntries(served.flatMap((v) => (schemaOf(v) ? [[v.name, schemaOf(v) as Record<string, unknown>]] : []))),
+    toVersion(obj, version) {
+      const out = { ...obj, apiVersion: `${group}/${version}`, kind: names.kind };
+      const schema = schemaOf(byName.get(version));
+      if (ops && schema) {
+        const copy = structuredClone(out);
+        ops.applyDefaults(copy, schema);
+        return copy;
+      }
+      return out;
+    },
+    fromVersion(obj) {
+      return { ...obj, apiVersion: `${group}/${storageVersion}`, kind: names.kind };
+    },
+    strategicMergePatch: false,
+  };
+}

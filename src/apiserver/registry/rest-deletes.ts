@@ -1,0 +1,70 @@
+// Delete (§6.4) and the namespace protections of §11.
+
+import type { KubeObject, Status } from '../../api/meta.js';
+import { errors } from '../http/errors.js';
+import { rfc3339 } from './object-meta.js';
+import { qr, runAdmission, translateStoreError, type RegistryContext, type RequestScope } from './rest-context.js';
+import { loadCurrent } from './rest-writes.js';
+import { keyOf } from './versions.js';
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+}
+
+export type DeleteResult =
+  | { kind: 'removed'; object: KubeObject; status: Status }
+  | { kind: 'pending'; object: KubeObject };
+
+const UNDELETABLE_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
+export function successStatus(scope: RequestScope, obj: KubeObject): Status {
+  const { group, resource } = qr(scope.served);
+  return {
+    apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Success',
+    details: { name: obj.metadata.name, ...(group ? { group } : {}), kind: resource, uid: obj.metadata.uid },
+    code: 200,
+  } as Status;
+}
+
+function hasPendingFinalizers(obj: KubeObject): boolean {
+  if ((obj.metadata.finalizers ?? []).length > 0) return true;
+  const specFin = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
+  return obj.kind === 'Namespace' && Array.isArray(specFin) && specFin.length > 0;
+}
+
+export function deleteObject(ctx: RegistryContext, scope: RequestScope, name: string, opts: DeleteOptions): DeleteResult {
+  const { served } = scope;
+  const current = loadCurrent(ctx, scope, name);
+  const obj = current.object;
+  const pre = opts.preconditions;
+  if (pre?.uid && pre.uid !== obj.metadata.uid) {
+    throw errors.conflict(qr(served), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+    throw errors.conflict(qr(served), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+  }
+  if (!served.custom && served.def.group === '' && served.def.resource === 'namespaces' && UNDELETABLE_NAMESPACES.has(name)) {
+    throw errors.forbidden(qr(served), name, 'this namespace may not be deleted');
+  }
+  runAdmission(ctx, scope, 'DELETE', '', name, undefined, obj, 'validate');
+  const key = keyOf(served, scope.namespace, name);
+  try {
+    if (hasPendingFinalizers(obj)) {
+      if (obj.metadata.deletionTimestamp) return { kind: 'pending', object: obj };
+      const next = structuredClone(obj);
+      next.metadata.deletionTimestamp = rfc3339(ctx.now());
+      next.metadata.deletionGracePeriodSeconds = 0;
+      if ((next.metadata.generation ?? 0) > 0) next.metadata.generation = (next.metadata.generation ?? 0) + 1;
+      if (next.kind === 'Namespace') next.status = { ...((next.status as object | undefined) ?? {}), phase: 'Terminating' };
+      if (scope.dryRun) return { kind: 'pending', object: next };
+      return { kind: 'pending', object: ctx.store.update(key, next, current.revision).object };
+    }
+    if (scope.dryRun) return { kind: 'removed', object: obj, status: successStatus(scope, obj) };
+    const removed = ctx.store.delete(key, current.revision).object;
+    return { kind: 'removed', object: removed, status: successStatus(scope, removed) };
+  } catch (err) {
+    throw translateStoreError(err, served, name);
+  }
+}

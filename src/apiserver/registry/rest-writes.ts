@@ -1,0 +1,226 @@
+// Create and update (§6.1, §6.2, §8): metadata rules, strategies, admission, no-op suppression,
+// finalizer-driven removal. Objects passed in are in wire form; results are storage form.
+
+import type { KubeObject, ObjectMeta } from '../../api/meta.js';
+import { ApiError, errors, fieldErrors, type FieldError } from '../http/errors.js';
+import type { StoredObject } from '../storage/types.js';
+import { generateName, jsonEqual, rfc3339, specPart, validateMetaFields, validateName } from './object-meta.js';
+import {
+  invalid, qr, runAdmission, translateStoreError, type RegistryContext, type RequestScope,
+} from './rest-context.js';
+import type { StrategyContext } from './types.js';
+import { keyOf, toStorage } from './versions.js';
+
+export interface WriteResult {
+  object: KubeObject;
+  /** 201 for creates. */
+  created: boolean;
+  /** The update removed the object (finalizers emptied while deleting). */
+  deleted?: boolean;
+}
+
+function strategyContext(ctx: RegistryContext, scope: RequestScope, subresource: string): StrategyContext {
+  return { user: scope.user, subresource, now: ctx.now(), store: ctx.store };
+}
+
+export function namespaceKey(ns: string): string {
+  return `/core/namespaces//${ns}`;
+}
+
+/** 404 for a missing namespace, 403 for a terminating one (create only). */
+export function checkNamespaceForCreate(ctx: RegistryContext, scope: RequestScope, name: string): void {
+  if (!scope.served.def.namespaced) return;
+  const ns = ctx.store.get(namespaceKey(scope.namespace));
+  if (!ns) throw errors.notFound({ group: '', resource: 'namespaces' }, scope.namespace);
+  if (ns.object.metadata.deletionTimestamp) {
+    throw new ApiError(403, 'Forbidden',
+      `${qr(scope.served).group ? `${scope.served.def.resource}.${scope.served.def.group}` : scope.served.def.resource} "${name}" is forbidden: unable to create new content in namespace ${scope.namespace} because it is being terminated`,
+      {
+        name, ...(scope.served.def.group ? { group: scope.served.def.group } : {}), kind: scope.served.def.resource,
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${scope.namespace} is being terminated`, field: 'metadata.namespace' }],
+      });
+  }
+}
+
+function validateCommon(scope: RequestScope, obj: KubeObject, old: KubeObject | undefined, sctx: StrategyContext): void {
+  const meta = obj.metadata;
+  const errs: FieldError[] = [];
+  if (!meta.name) errs.push(fieldErrors.required('metadata.name', 'name or generateName is required'));
+  else errs.push(...validateName(meta.name, scope.served.nameRule));
+  errs.push(...validateMetaFields(meta));
+  if (old?.metadata.deletionTimestamp) {
+    const before = new Set(old.metadata.finalizers ?? []);
+    const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
+    if (added.length > 0) errs.push(fieldErrors.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
+  }
+  errs.push(...(scope.served.strategy.validate?.(obj, old, sctx) ?? []));
+  if (errs.length > 0) throw invalid(scope.served, meta.name ?? meta.generateName ?? '', errs);
+}
+
+function normaliseMeta(meta: unknown): ObjectMeta {
+  if (meta === undefined || meta === null) return {};
+  if (typeof meta !== 'object' || Array.isArray(meta)) throw errors.badRequest('metadata must be an object');
+  return meta as ObjectMeta;
+}
+
+export function createObject(ctx: RegistryContext, scope: RequestScope, body: KubeObject): WriteResult {
+  const { served } = scope;
+  const obj = toStorage(served, scope.version, structuredClone(body));
+  obj.metadata = { ...normaliseMeta(obj.metadata) };
+  const meta = obj.metadata;
+  if (served.def.namespaced) {
+    if (meta.namespace && meta.namespace !== scope.namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = scope.namespace;
+  } else {
+    delete meta.namespace;
+  }
+  if (meta.resourceVersion) throw errors.internal('resourceVersion should not be set on objects to be created');
+  for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink'] as const) {
+    delete (meta as Record<string, unknown>)[f];
+  }
+  if (served.custom && served.hasStatus) delete obj.status;
+  const sctx = strategyContext(ctx, scope, '');
+  served.strategy.prepareForCreate?.(obj, sctx);
+  const nameGiven = Boolean(meta.name);
+  if (!nameGiven && meta.generateName) meta.name = generateName(meta.generateName, ctx.random);
+  checkNamespaceForCreate(ctx, scope, meta.name ?? meta.generateName ?? '');
+  meta.uid = ctx.uuid();
+  meta.creationTimestamp = rfc3339(ctx.now());
+  if (served.tracksGeneration) meta.generation = 1;
+  runAdmission(ctx, scope, 'CREATE', '', meta.name ?? '', obj, undefined, 'mutate');
+  validateCommon(scope, obj, undefined, sctx);
+  runAdmission(ctx, scope, 'CREATE', '', meta.name ?? '', obj, undefined, 'validate');
+  if (scope.dryRun) return { object: obj, created: true };
+  for (let attempt = 0; ; attempt++) {
+    const name = meta.name as string;
+    try {
+      return { object: ctx.store.create(keyOf(served, scope.namespace, name), obj).object, created: true };
+    } catch (err) {
+      const e = translateStoreError(err, served, name);
+      if (e instanceof ApiError && e.reason === 'AlreadyExists' && !nameGiven && meta.generateName) {
+        if (attempt < 8) {
+          meta.name = generateName(meta.generateName, ctx.random);
+          continue;
+        }
+        throw new ApiError(409, 'AlreadyExists', `${e.message}, the server was not able to generate a unique name for the object`, e.status.details);
+      }
+      throw e;
+    }
+  }
+}
+
+export interface UpdateOptions {
+  subresource: string;
+  /** Body RV empty: built-ins update unconditionally, CRs refuse (PUT); patches always allow it. */
+  allowEmptyResourceVersion: boolean;
+}
+
+/** Builds the candidate object of an update from the body and the stored object. */
+function mergeForUpdate(scope: RequestScope, incoming: KubeObject, current: KubeObject, sub: string): KubeObject {
+  const { served } = scope;
+  const cur = current.metadata;
+  const subDef = served.subresources.find((s) => s.name === sub);
+  let obj: KubeObject;
+  if (sub !== '' && subDef?.mode === 'status') {
+    obj = structuredClone(current);
+    if (incoming.status === undefined) delete obj.status;
+    else obj.status = incoming.status;
+    return obj;
+  }
+  obj = incoming;
+  obj.metadata = { ...normaliseMeta(obj.metadata) };
+  const meta = obj.metadata;
+  meta.uid = cur.uid;
+  meta.creationTimestamp = cur.creationTimestamp;
+  if (served.def.namespaced) meta.namespace = cur.namespace;
+  else delete meta.namespace;
+  for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
+    if (cur[f] === undefined) delete meta[f];
+    else (meta as Record<string, unknown>)[f] = cur[f];
+  }
+  delete meta.generateName;
+  if (cur.generateName) meta.generateName = cur.generateName;
+  if (sub === '' && served.hasStatus) {
+    if (current.status === undefined) delete obj.status;
+    else obj.status = structuredClone(current.status);
+  }
+  return obj;
+}
+
+function comparable(o: KubeObject): KubeObject {
+  const meta = { ...o.metadata };
+  delete meta.resourceVersion;
+  delete meta.managedFields;
+  return { ...o, metadata: meta };
+}
+
+/** Whether the stored object must be removed after this write (finalizers gone while deleting). */
+export function readyToRemove(obj: KubeObject): boolean {
+  if (!obj.metadata.deletionTimestamp) return false;
+  if ((obj.metadata.finalizers ?? []).length > 0) return false;
+  const specFin = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
+  if (obj.kind === 'Namespace' && Array.isArray(specFin) && specFin.length > 0) return false;
+  return true;
+}
+
+/** Update with an incoming wire-form object (PUT, and the result of a PATCH). */
+export function updateObject(
+  ctx: RegistryContext, scope: RequestScope, name: string, body: KubeObject, opts: UpdateOptions, current: StoredObject,
+): WriteResult {
+  const { served } = scope;
+  const sub = opts.subresource;
+  const incoming = toStorage(served, scope.version, structuredClone(body));
+  const inMeta = normaliseMeta(incoming.metadata);
+  if (inMeta.name !== undefined && inMeta.name !== name) {
+    throw errors.badRequest(`the name of the object (${inMeta.name}) does not match the name on the URL (${name})`);
+  }
+  if (served.def.namespaced && inMeta.namespace && inMeta.namespace !== scope.namespace) {
+    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const rv = inMeta.resourceVersion;
+  if (rv === undefined || rv === '') {
+    if (!opts.allowEmptyResourceVersion && served.custom) {
+      throw new ApiError(422, 'Invalid',
+        `${served.def.resource}.${served.def.group} "${name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+        { name, group: served.def.group, kind: served.def.resource, causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }] });
+    }
+  } else if (rv !== current.object.metadata.resourceVersion) {
+    throw errors.staleObject(qr(served), name);
+  }
+  if (inMeta.uid && inMeta.uid !== current.object.metadata.uid) {
+    throw errors.conflict(qr(served), name, `Precondition failed: UID in precondition: ${inMeta.uid}, UID in object meta: ${current.object.metadata.uid}`);
+  }
+  const old = current.object;
+  const obj = mergeForUpdate(scope, incoming, old, sub);
+  const sctx = strategyContext(ctx, scope, sub);
+  served.strategy.prepareForUpdate?.(obj, old, sctx);
+  obj.metadata.name = name;
+  runAdmission(ctx, scope, 'UPDATE', sub, name, obj, old, 'mutate');
+  validateCommon(scope, obj, old, sctx);
+  runAdmission(ctx, scope, 'UPDATE', sub, name, obj, old, 'validate');
+  if (served.tracksGeneration && !jsonEqual(specPart(obj, served.hasStatus), specPart(old, served.hasStatus))) {
+    obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+  }
+  obj.metadata.resourceVersion = old.metadata.resourceVersion;
+  if (jsonEqual(comparable(obj), comparable(old))) return { object: old, created: false };
+  if (scope.dryRun) return { object: obj, created: false };
+  const key = keyOf(served, scope.namespace, name);
+  try {
+    if (readyToRemove(obj)) {
+      const removed = ctx.store.delete(key, current.revision);
+      return { object: removed.object, created: false, deleted: true };
+    }
+    return { object: ctx.store.update(key, obj, current.revision).object, created: false };
+  } catch (err) {
+    throw translateStoreError(err, served, name);
+  }
+}
+
+/** Loads the stored object or throws 404. */
+export function loadCurrent(ctx: RegistryContext, scope: RequestScope, name: string): StoredObject {
+  const cur = ctx.store.get(keyOf(scope.served, scope.namespace, name));
+  if (!cur) throw errors.notFound(qr(scope.served), name);
+  return cur;
+}

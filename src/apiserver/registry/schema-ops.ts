@@ -1,0 +1,16 @@
+// Adapter from the structural-schema module (registry/schema/) to the SchemaOps the custom-resource
+// registry uses.
+
+import type { KubeObject } from '../../api/meta.js';
+import { applyDefaults, pruneObject, validateSchema, type JSONSchemaProps } from './schema/index.js';
+import type { SchemaOps } from './custom-resource.js';
+
+export function schemaOps(): SchemaOps {
+  return {
+    prune: (obj: KubeObject, schema) => pruneObject(schema as JSONSchemaProps, obj),
+    applyDefaults: (obj: KubeObject, schema) => {
+      applyDefaults(schema as JSONSchemaProps, obj);
+    },
+    validate: (obj: KubeObject, schema) => validateSchema(schema as JSONSchemaProps, obj),
+  };
+}

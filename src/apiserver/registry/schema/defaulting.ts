@@ -1,0 +1,33 @@
+// Structural defaulting (spec §12.4): `default` values are set where a property is absent inside
+// an existing object (nested objects and array items included); a `null` in a non-nullable property
+// takes the default, or is dropped when the property has no default and is not required (as
+// kube-apiserver's PruneNonNullableNullsWithoutDefaults does). Junctors (anyOf/allOf/oneOf/not) are
+// not descended. Mutates and returns `value`.
+
+import type { JSONSchemaProps } from './types.js';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function applyDefaults(schema: JSONSchemaProps, value: unknown): unknown {
+  if (Array.isArray(value)) {
+    if (schema.items) value.forEach((item, i) => { value[i] = applyDefaults(schema.items as JSONSchemaProps, item); });
+    return value;
+  }
+  if (!isObject(value)) return value;
+  const required = new Set(schema.required ?? []);
+  for (const [k, prop] of Object.entries(schema.properties ?? {})) {
+    const has = Object.prototype.hasOwnProperty.call(value, k);
+    if ((!has || value[k] === null) && prop.default !== undefined && !(has && prop.nullable)) {
+      value[k] = structuredClone(prop.default);
+    } else if (has && value[k] === null && !prop.nullable && !required.has(k)) {
+      delete value[k];
+    }
+  }
+  for (const [k, child] of Object.entries(value)) {
+    const prop = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+    if (prop) value[k] = applyDefaults(prop, child);
+  }
+  return value;
+}

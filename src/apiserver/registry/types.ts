@@ -1,0 +1,96 @@
+// Types of the registry: what a served resource is (built-in kind or CRD version), the per-resource
+// strategy hooks (CSR rules plug in here) and create-only virtual resources (access reviews).
+
+import type { KubeObject } from '../../api/meta.js';
+import type { FieldError } from '../http/errors.js';
+import type { Authorizer, ResourceDef, UserInfo } from '../pipeline.js';
+import type { Store } from '../storage/types.js';
+
+export interface StrategyContext {
+  user: UserInfo;
+  /** '' for the main resource, or 'status', 'approval', 'finalize', ... */
+  subresource: string;
+  /** Milliseconds since the epoch (from the server's clock). */
+  now: number;
+  store: Store;
+}
+
+/**
+ * Per-resource hooks run by the registry after the generic metadata rules. `prepareForCreate` and
+ * `prepareForUpdate` may edit `obj` in place (reset status, inject identity, copy fields from `old`);
+ * `validate` returns field errors (→ 422) or throws an ApiError for anything else.
+ */
+export interface ResourceStrategy {
+  prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void;
+  validate?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): FieldError[];
+}
+
+/** How a subresource write combines the submitted object with the stored one. */
+export type SubresourceMode =
+  /** new = stored with `status` replaced (the /status of most kinds). */
+  | 'status'
+  /** The strategy's prepareForUpdate decides everything (CSR /approval, Namespace /finalize). */
+  | 'strategy';
+
+export interface SubresourceDef {
+  name: string;
+  mode: SubresourceMode;
+  /** HTTP-level verbs allowed (get, update, patch, create). */
+  verbs: string[];
+}
+
+/** Printer column of a Table (CRD additionalPrinterColumns shape). */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+/** Read access to a field for field selectors; undefined = field absent. */
+export type FieldGetter = (obj: KubeObject) => string | undefined;
+
+/** A served resource; built-ins and CRDs are both described this way. */
+export interface ServedResource {
+  def: ResourceDef;
+  /** Storage group/resource (events.k8s.io events share core storage). */
+  storageGroup: string;
+  storageResource: string;
+  /** Main-resource writes ignore `status` (kept from storage / dropped on create). */
+  hasStatus: boolean;
+  /** metadata.generation maintained (1 on create, +1 on spec changes). */
+  tracksGeneration: boolean;
+  nameRule: 'subdomain' | 'label' | 'path';
+  custom: boolean;
+  subresources: SubresourceDef[];
+  /** Extra field-selector fields beyond metadata.name / metadata.namespace. */
+  fieldSelectors: Record<string, FieldGetter>;
+  strategy: ResourceStrategy;
+  /** Printer columns by version (CRDs). */
+  printerColumns?: Record<string, PrinterColumn[]>;
+  /** openAPIV3Schema by version (CRDs). */
+  schemas?: Record<string, Record<string, unknown>>;
+  /** Convert a stored object to the requested version's wire form (defaults to apiVersion rewrite). */
+  toVersion?(obj: KubeObject, version: string): KubeObject;
+  /** Convert an incoming object of `version` to storage form (defaults to apiVersion rewrite). */
+  fromVersion?(obj: KubeObject, version: string): KubeObject;
+  /** Whether the `kubernetes.io/strategic-merge-patch` content type is accepted. */
+  strategicMergePatch: boolean;
+}
+
+export interface VirtualResourceContext {
+  user: UserInfo;
+  namespace: string;
+  authorizer: Authorizer;
+  store: Store;
+}
+
+/** A create-only resource that is never stored (SubjectAccessReview, TokenRequest, ...). */
+export interface VirtualResource {
+  def: ResourceDef;
+  /** Returns the response object (usually the request with `status` filled); answered with 201. */
+  create(obj: KubeObject, ctx: VirtualResourceContext): KubeObject | Promise<KubeObject>;
+}

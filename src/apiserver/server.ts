@@ -1,0 +1,174 @@
+// The HTTPS server: TLS with optional client certificates, the request pipeline, built-in
+// controllers, graceful close that ends watches.
+
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { KubeObject } from '../api/meta.js';
+import { realClock, type Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { startBuiltinControllers } from './controllers/index.js';
+import { handleRequest } from './http/handler.js';
+import type { HealthCheck } from './http/health.js';
+import { MAX_BODY_BYTES } from './http/body.js';
+import type { ServerContext, ServerTimings } from './http/server-context.js';
+import type { AdmissionPlugin, Authenticator, Authorizer, BuiltinController } from './pipeline.js';
+import { builtinResources, type BuiltinStrategyOverrides } from './registry/builtin-resources.js';
+import { crdResource } from './registry/crd-resource.js';
+import type { SchemaOps } from './registry/custom-resource.js';
+import { ResourceRegistry } from './registry/resource-registry.js';
+import type { VirtualResource } from './registry/types.js';
+import type { Store } from './storage/types.js';
+
+export interface ApiServerOptions {
+  store: Store;
+  tls: { key: string; cert: string; clientCa: string };
+  host: string;
+  /** 0 = a free port. */
+  port: number;
+  log: Logger;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  admission?: AdmissionPlugin[];
+  /** Extra in-process controllers (CSR signer, ...), started after the built-in ones. */
+  controllers?: BuiltinController[];
+  /** Extra rules per built-in resource, keyed `<group>/<resource>` (CSR: `certificates.k8s.io/certificatesigningrequests`). */
+  strategies?: BuiltinStrategyOverrides;
+  /** Create-only resources (SubjectAccessReview, ...). */
+  virtualResources?: VirtualResource[];
+  /** CA bundle published as `kube-root-ca.crt` and in `kube-public/cluster-info`. */
+  caPem?: string;
+  /** External URL for cluster-info (defaults to the listening URL). */
+  externalUrl?: string;
+  clock?: Clock;
+  random?: () => number;
+  timings?: Partial<ServerTimings>;
+  /** Objects created at first start when missing (bootstrap RBAC policy). */
+  bootstrapObjects?: KubeObject[];
+  /** Structural-schema operations for custom resources (validation, defaulting, pruning). */
+  schemaOps?: SchemaOps;
+  /** Namespace deletion controller resync interval. */
+  controllerResyncMs?: number;
+  maxWatchBufferBytes?: number;
+}
+
+export interface RunningApiServer {
+  url: string;
+  port: number;
+  registry: ResourceRegistry;
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMINGS: ServerTimings = { minRequestTimeoutMs: 1800_000, bookmarkIntervalMs: 60_000, futureWaitMs: 3000 };
+
+export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
+  const clock = opts.clock ?? realClock;
+  const random = opts.random ?? Math.random;
+  const log = opts.log.child({ component: 'apiserver' });
+  const registry = new ResourceRegistry(
+    [...builtinResources(opts.strategies ?? {}), crdResource()],
+    opts.virtualResources ?? [],
+  );
+  let ready = false;
+  let closing = false;
+  let port = opts.port;
+  const health: Record<string, HealthCheck[]> = {};
+  const ping: HealthCheck = { name: 'ping', check: () => undefined };
+  const storage: HealthCheck = {
+    name: 'storage',
+    check: () => {
+      try {
+        opts.store.currentRevision();
+        return undefined;
+      } catch (err) {
+        return err instanceof Error ? err.message : 'storage unavailable';
+      }
+    },
+  };
+  const readiness: HealthCheck = { name: 'bootstrap', check: () => (ready && !closing ? undefined : 'not ready') };
+  health.healthz = [ping, storage];
+  health.livez = [ping, storage];
+  health.readyz = [ping, storage, readiness];
+  const ctx: ServerContext = {
+    store: opts.store,
+    registry,
+    regCtx: {
+      store: opts.store,
+      now: () => clock.now(),
+      random,
+      uuid: () => randomUUID(),
+      admission: opts.admission ?? [],
+      admissionContext: { store: opts.store, authorizer: opts.authorizer, log },
+    },
+    log,
+    authenticator: opts.authenticator,
+    authorizer: opts.authorizer,
+    timings: { ...DEFAULT_TIMINGS, ...opts.timings },
+    health,
+    watches: new Set(),
+    encodeCache: new Map(),
+    serverAddress: () => `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`,
+    random,
+    sleep: (ms) => clock.sleep(ms),
+    maxBodyBytes: MAX_BODY_BYTES,
+    maxWatchBufferBytes: opts.maxWatchBufferBytes ?? 16 * 1024 * 1024,
+  };
+  const server: Server = createServer({
+    key: opts.tls.key,
+    cert: opts.tls.cert,
+    ca: opts.tls.clientCa,
+    requestCert: true,
+    rejectUnauthorized: false,
+    keepAliveTimeout: 125_000,
+    headersTimeout: 130_000,
+    requestTimeout: 0,
+  }, (req, res) => {
+    void handleRequest(ctx, req, res);
+  });
+  server.on('tlsClientError', (err) => log.debug('tls handshake failed', { err }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
+  const url = `https://${hostForUrl}:${port}`;
+  const controllersAbort = new AbortController();
+  startBuiltinControllers({
+    store: opts.store, registry, regCtx: ctx.regCtx, log, clock,
+    caPem: opts.caPem, externalUrl: opts.externalUrl ?? url,
+    resyncMs: opts.controllerResyncMs ?? 5000,
+    ...(opts.bootstrapObjects ? { bootstrapObjects: opts.bootstrapObjects } : {}),
+    ...(opts.schemaOps ? { schemaOps: opts.schemaOps } : {}),
+    signal: controllersAbort.signal,
+  });
+  for (const c of opts.controllers ?? []) {
+    log.debug('starting controller', { controller: c.name });
+    c.start(controllersAbort.signal);
+  }
+  ready = true;
+  log.info('apiserver serving', { url });
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    registry,
+    close(): Promise<void> {
+      closed ??= (async () => {
+        closing = true;
+        controllersAbort.abort(new Error('server closing'));
+        for (const w of [...ctx.watches]) w.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          const t = setTimeout(() => server.closeAllConnections(), 2000);
+          t.unref();
+        });
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,131 @@
+// Opening the SQLite file: pragmas, the single-owner lock and the schema.
+//
+// Durability: WAL with `synchronous=FULL`, so every commit fsyncs the WAL before better-sqlite3
+// returns; an acknowledged write survives kill -9 and power loss (design.md §4).
+//
+// Ownership: one process owns the file. `locking_mode=EXCLUSIVE` makes SQLite keep its file lock
+// for the life of the connection (the OS drops it when the process dies, so a kill -9 leaves no
+// stale lock), and in WAL mode it also avoids the shared-memory index. We take the lock at open
+// with a write transaction. A side file `<path>.owner` records the owner's pid so the error seen by
+// a second process can say who holds the database; it is informational only.
+
+import Database from 'better-sqlite3';
+import { closeSync, fsyncSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { StoreLockedError } from './store-errors.js';
+
+export const SCHEMA_VERSION = '1';
+/** Names in `meta` the store keeps for itself; setMeta refuses them. */
+export const META_COMPACT_REV = 'store.compact_rev';
+export const META_SCHEMA_VERSION = 'store.schema_version';
+export const RESERVED_META_PREFIX = 'store.';
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS revisions (
+  rev INTEGER PRIMARY KEY AUTOINCREMENT,
+  key TEXT NOT NULL,
+  op TEXT NOT NULL CHECK (op IN ('ADDED', 'MODIFIED', 'DELETED')),
+  value TEXT NOT NULL,
+  prev_rev INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL
+);
+-- Two writes from the same base revision of a key can never both commit (lost race impossible).
+-- The index also serves every per-key history lookup (newest row of a key at or below a revision:
+-- lists at a past revision, compaction, a create's base): SQLite stores the rowid (= rev) in each
+-- index entry, so no second index on (key, rev) is needed, saving a page write per commit.
+CREATE UNIQUE INDEX IF NOT EXISTS revisions_key_prev ON revisions (key, prev_rev);
+CREATE TABLE IF NOT EXISTS objects (
+  key TEXT PRIMARY KEY,
+  rev INTEGER NOT NULL,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
+export interface OpenedDatabase {
+  db: Database.Database;
+  /** Removes the owner side file (file databases only). */
+  release(): void;
+}
+
+function ownerFile(path: string): string {
+  return `${path}.owner`;
+}
+
+function readOwnerPid(path: string): number | undefined {
+  try {
+    const n = Number.parseInt(readFileSync(ownerFile(path), 'utf8').trim(), 10);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/** Opens (creating if needed) the database, takes the lock and applies the schema. */
+export function openDatabase(path: string, lockWaitMs: number): OpenedDatabase {
+  const memory = path === ':memory:';
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (err) {
+    throw new Error(`storage ${path}: cannot open the database: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    if (!memory) {
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(lockWaitMs))}`);
+      db.pragma('locking_mode = EXCLUSIVE');
+      try {
+        db.pragma('journal_mode = WAL');
+        // A write transaction takes the exclusive lock now rather than at the first real write.
+        db.exec('BEGIN IMMEDIATE; COMMIT;');
+      } catch (err) {
+        if (isBusy(err)) throw new StoreLockedError(path, readOwnerPid(path), { cause: err });
+        throw err;
+      }
+      const mode = db.pragma('journal_mode', { simple: true });
+      if (mode !== 'wal') throw new Error(`storage ${path}: could not enable WAL (journal_mode=${String(mode)})`);
+    }
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = OFF');
+    db.exec(DDL);
+    const version = db.prepare('SELECT value FROM meta WHERE name = ?').pluck().get(META_SCHEMA_VERSION) as
+      | string
+      | undefined;
+    if (version === undefined) {
+      db.prepare('INSERT INTO meta (name, value) VALUES (?, ?)').run(META_SCHEMA_VERSION, SCHEMA_VERSION);
+    } else if (version !== SCHEMA_VERSION) {
+      throw new Error(`storage ${path}: unsupported schema version ${version} (expected ${SCHEMA_VERSION})`);
+    }
+    if (!memory) {
+      writeFileSync(ownerFile(path), `${process.pid}\n`, { mode: 0o600 });
+      // The database and -wal files now exist; make their directory entries durable too, so a
+      // power loss cannot lose a WAL file holding acknowledged commits.
+      syncDirectory(dirname(path));
+    }
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const release = (): void => {
+    if (memory) return;
+    if (readOwnerPid(path) === process.pid) rmSync(ownerFile(path), { force: true });
+  };
+  return { db, release };
+}

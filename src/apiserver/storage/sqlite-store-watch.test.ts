@@ -1,0 +1,184 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeObject } from '../../api/meta.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+import type { Store, StoreEvent } from './types.js';
+
+function open(t: { after(fn: () => void): void }, extra: Partial<SqliteStoreOptions> = {}): Store {
+  const dir = mkdtempSync(join(tmpdir(), 'ocm-store-watch-'));
+  const s = openSqliteStore({ path: join(dir, 'state.db'), ...extra });
+  t.after(() => {
+    s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return s;
+}
+
+async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+function cm(ns: string, name: string, v = '0'): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels: { v } } };
+}
+
+function assertContiguous(revs: number[], from: number, to: number): void {
+  const expected = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  assert.deepEqual(revs, expected);
+}
+
+test('should replay from a past revision then stream live, without gaps or duplicates', async (t) => {
+  const s = open(t, { watchReplayPageSize: 20 });
+  for (let i = 0; i < 250; i++) s.create(`/core/configmaps/ns1/o${i}`, cm('ns1', `o${i}`)); // revs 1..250
+  const got: StoreEvent[] = [];
+  let writesDuringReplay = 0;
+  const w = s.watch('/core/configmaps/', {
+    fromRevision: 30,
+    onEvent: (ev) => {
+      got.push(ev);
+      // writes while the replay is still paging through history
+      if (got.length % 30 === 0 && ev.revision <= 250) {
+        s.update(`/core/configmaps/ns1/o${got.length}`, cm('ns1', `o${got.length}`, 'x'));
+        writesDuringReplay++;
+      }
+    },
+  });
+  t.after(() => w.close());
+  // and writes from elsewhere in the event loop
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setImmediate(r));
+    s.create(`/core/configmaps/ns2/l${i}`, cm('ns2', `l${i}`));
+  }
+  await waitFor(() => got.length > 0 && got[got.length - 1]!.revision === s.currentRevision());
+  assert.ok(writesDuringReplay >= 5);
+  assertContiguous(got.map((e) => e.revision), 31, s.currentRevision());
+  for (const ev of got) assert.equal(ev.object.metadata.resourceVersion, String(ev.revision));
+  const mod = got.find((e) => e.type === 'MODIFIED')!;
+  assert.equal(mod.prevObject?.metadata.labels?.v, '0');
+  assert.equal(mod.object.metadata.labels?.v, 'x');
+});
+
+test('should deliver only events under the prefix, or for one full key', async (t) => {
+  const s = open(t);
+  const nsEvents: StoreEvent[] = [];
+  const keyEvents: StoreEvent[] = [];
+  const w1 = s.watch('/core/secrets/ns1/', { fromRevision: 0, onEvent: (ev) => void nsEvents.push(ev) });
+  const w2 = s.watch('/core/secrets/ns1/a', { fromRevision: 0, onEvent: (ev) => void keyEvents.push(ev) });
+  t.after(() => (w1.close(), w2.close()));
+  s.create('/core/secrets/ns1/a', cm('ns1', 'a'));
+  s.create('/core/secrets/ns1/ab', cm('ns1', 'ab'));
+  s.create('/core/secrets/ns10/a', cm('ns10', 'a'));
+  s.create('/core/configmaps/ns1/a', cm('ns1', 'a'));
+  s.update('/core/secrets/ns1/a', cm('ns1', 'a', '1'));
+  s.delete('/core/secrets/ns1/a');
+  await waitFor(() => nsEvents.length === 4 && keyEvents.length === 3);
+  assert.deepEqual(nsEvents.map((e) => [e.type, e.key]), [
+    ['ADDED', '/core/secrets/ns1/a'],
+    ['ADDED', '/core/secrets/ns1/ab'],
+    ['MODIFIED', '/core/secrets/ns1/a'],
+    ['DELETED', '/core/secrets/ns1/a'],
+  ]);
+  const del = keyEvents[2]!;
+  assert.equal(del.type, 'DELETED');
+  assert.equal(del.revision, 6);
+  assert.equal(del.object.metadata.resourceVersion, '6');
+  assert.equal(del.prevObject?.metadata.resourceVersion, '5');
+  assert.equal(del.object.metadata.labels?.v, '1', 'DELETED carries the last state');
+  // the same history replayed gives the same events
+  const replayed: StoreEvent[] = [];
+  const w3 = s.watch('/core/secrets/ns1/a', { fromRevision: 1, onEvent: (ev) => void replayed.push(ev) });
+  t.after(() => w3.close());
+  await waitFor(() => replayed.length === 2);
+  assert.deepEqual(replayed, keyEvents.slice(1));
+});
+
+test('should drop a slow subscriber without holding back the others or the writer', async (t) => {
+  const s = open(t, { watchBufferLimit: 5 });
+  const closes: string[] = [];
+  let slowSeen = 0;
+  const fast: number[] = [];
+  const slow = s.watch('/core/configmaps/', {
+    fromRevision: 0,
+    onEvent: () => {
+      slowSeen++;
+      return new Promise<void>(() => undefined); // a consumer whose socket never drains
+    },
+    onClose: (r) => void closes.push(r),
+  });
+  const quick = s.watch('/core/configmaps/', { fromRevision: 0, onEvent: (ev) => void fast.push(ev.revision) });
+  t.after(() => (slow.close(), quick.close()));
+  for (let i = 0; i < 3; i++) s.create(`/core/configmaps/ns/a${i}`, cm('ns', `a${i}`));
+  await waitFor(() => slowSeen === 1 && fast.length === 3);
+  // one write per turn of the event loop, as requests arrive (a synchronous burst larger than the
+  // buffer limit would overflow every subscriber, by design)
+  for (let i = 3; i < 20; i++) {
+    s.create(`/core/configmaps/ns/a${i}`, cm('ns', `a${i}`));
+    await new Promise((r) => setImmediate(r));
+  }
+  await waitFor(() => closes.length === 1 && fast.length === 20);
+  assert.deepEqual(closes, ['slow']);
+  assert.equal(slowSeen, 1);
+  assertContiguous(fast, 1, 20);
+});
+
+test('should wait for a consumer promise before the next event (backpressure)', async (t) => {
+  const s = open(t);
+  const seen: number[] = [];
+  let release: (() => void) | undefined;
+  const w = s.watch('/core/configmaps/', {
+    fromRevision: 0,
+    onEvent: (ev) => {
+      seen.push(ev.revision);
+      return new Promise<void>((r) => (release = r));
+    },
+  });
+  t.after(() => w.close());
+  for (let i = 0; i < 3; i++) s.create(`/core/configmaps/ns/a${i}`, cm('ns', `a${i}`));
+  await waitFor(() => seen.length === 1);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(seen, [1]);
+  release!();
+  await waitFor(() => seen.length === 2);
+  release!();
+  await waitFor(() => seen.length === 3);
+  assert.deepEqual(seen, [1, 2, 3]);
+});
+
+test('should start after fromRevision when it is ahead, and close watchers with the store', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ocm-store-watch-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const s = openSqliteStore({ path: join(dir, 'db') });
+  s.create('/core/configmaps/ns/a', cm('ns', 'a'));
+  const seen: number[] = [];
+  const closes: string[] = [];
+  s.watch('/core/configmaps/', { fromRevision: 3, onEvent: (ev) => void seen.push(ev.revision), onClose: (r) => void closes.push(r) });
+  for (let i = 0; i < 4; i++) s.update('/core/configmaps/ns/a', cm('ns', 'a', String(i)));
+  await waitFor(() => seen.length === 2);
+  assert.deepEqual(seen, [4, 5]);
+  s.close();
+  assert.deepEqual(closes, ['closed']);
+  assert.throws(() => s.watch('/core/configmaps/', { fromRevision: 0, onEvent: () => undefined }), /closed/);
+});
+
+test('should drop a subscriber whose callback throws, with onClose', async (t) => {
+  const s = open(t);
+  const closes: string[] = [];
+  s.watch('/core/configmaps/', {
+    fromRevision: 0,
+    onEvent: () => {
+      throw new Error('boom');
+    },
+    onClose: (r) => void closes.push(r),
+  });
+  s.create('/core/configmaps/ns/a', cm('ns', 'a'));
+  await waitFor(() => closes.length === 1);
+  s.create('/core/configmaps/ns/b', cm('ns', 'b'));
+  assert.deepEqual(closes, ['closed']);
+});

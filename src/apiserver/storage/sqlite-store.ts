@@ -1,0 +1,333 @@
+// The Store contract over one SQLite file (or ':memory:'): an append-only revision log
+// (`revisions`, one row per write, AUTOINCREMENT id = resourceVersion, never reused), the current
+// state (`objects`, for O(result) get/list) and `meta`. See schema.ts for durability and locking,
+// watch-hub.ts for watch delivery, compaction.ts for retention.
+//
+// Every write is one IMMEDIATE transaction that checks its precondition against `objects`, appends
+// to `revisions` (base revision in prev_rev, guarded by UNIQUE(key, prev_rev)) and updates
+// `objects`; the call returns after the commit (fsynced) and after handing the event to the hub.
+// Objects returned to callers are fresh copies; event objects are shared by all watchers and must
+// be treated as read-only.
+//
+// Reads: `list` with `atRevision` below the compacted revision throws StoreCompactedError; above
+// the current revision it reads the current state and reports the current revision (the HTTP layer
+// decides about "too large resource version" before calling). A list `filter` runs while the
+// SQLite cursor is open, so it must be a pure predicate (no store calls). `compact()` is
+// synchronous: its batches bound each transaction's size, not the time the event loop is held.
+
+import type { KubeObject } from '../../api/meta.js';
+import { realClock, type Clock } from '../../util/clock.js';
+import { nullLogger, type Logger } from '../../util/logger.js';
+import { compactionTarget, prepareCompaction, runCompaction } from './compaction.js';
+import { keyRange } from './key-range.js';
+import { prepareStatements, type ObjectRow, type ReplayRow } from './sqlite-statements.js';
+import { META_COMPACT_REV, RESERVED_META_PREFIX, openDatabase } from './schema.js';
+import {
+  StoreCompactedError,
+  StoreConflictError,
+  StoreExistsError,
+  StoreNotFoundError,
+  type ListOptions,
+  type ListResult,
+  type Store,
+  type StoreEvent,
+  type StoredObject,
+} from './types.js';
+import { StoreClosedError } from './store-errors.js';
+import { createWatchHub } from './watch-hub.js';
+
+export { StoreClosedError, StoreLockedError } from './store-errors.js';
+export { startCompactor, type CompactorOptions } from './compaction.js';
+
+export interface SqliteStoreOptions {
+  /** Database file, or ':memory:' for a throw-away in-memory store. */
+  path: string;
+  log?: Logger;
+  /** Compaction keeps at least the last minRevisions revisions and everything newer than minAgeMs. */
+  retention?: { minRevisions: number; minAgeMs: number };
+  clock?: Clock;
+  /** Live events a watcher may have waiting before it is dropped as slow (default 10 000). */
+  watchBufferLimit?: number;
+  /** How long to wait for the file lock at open before failing (default 200 ms). */
+  lockWaitMs?: number;
+  /** Rows per compaction transaction (default 1 000). */
+  compactionBatch?: number;
+  /** Log rows a watch replay reads per step (default 500). */
+  watchReplayPageSize?: number;
+}
+
+const DEFAULT_RETENTION = { minRevisions: 1000, minAgeMs: 5 * 60_000 };
+
+function validate(opts: SqliteStoreOptions): Required<Omit<SqliteStoreOptions, 'log' | 'clock'>> {
+  const retention = opts.retention ?? DEFAULT_RETENTION;
+  const problems: string[] = [];
+  if (typeof opts.path !== 'string' || opts.path === '') problems.push('path must be a non-empty string');
+  if (!(Number.isInteger(retention.minRevisions) && retention.minRevisions >= 0)) problems.push('retention.minRevisions must be an integer >= 0');
+  if (!(Number.isFinite(retention.minAgeMs) && retention.minAgeMs >= 0)) problems.push('retention.minAgeMs must be >= 0');
+  const watchBufferLimit = opts.watchBufferLimit ?? 10_000;
+  if (!(Number.isInteger(watchBufferLimit) && watchBufferLimit > 0)) problems.push('watchBufferLimit must be a positive integer');
+  const compactionBatch = opts.compactionBatch ?? 1000;
+  if (!(Number.isInteger(compactionBatch) && compactionBatch > 0)) problems.push('compactionBatch must be a positive integer');
+  const watchReplayPageSize = opts.watchReplayPageSize ?? 500;
+  if (!(Number.isInteger(watchReplayPageSize) && watchReplayPageSize > 0)) problems.push('watchReplayPageSize must be a positive integer');
+  if (problems.length > 0) throw new TypeError(`invalid storage options: ${problems.join('; ')}`);
+  return {
+    path: opts.path,
+    retention: { ...retention },
+    watchBufferLimit,
+    lockWaitMs: opts.lockWaitMs ?? 200,
+    compactionBatch,
+    watchReplayPageSize,
+  };
+}
+
+function stamp(obj: KubeObject, revision: number): string {
+  return JSON.stringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } });
+}
+
+function parse(json: string): KubeObject {
+  return JSON.parse(json) as KubeObject;
+}
+
+function stored(key: string, row: ObjectRow): StoredObject {
+  return { key, revision: row.rev, object: parse(row.value) };
+}
+
+/** Keys are `/<group>/<resource>/<namespace>/<name>`; the key-range scans rely on no NUL inside. */
+function checkKey(key: string): void {
+  if (typeof key !== 'string' || !key.startsWith('/') || key.endsWith('/') || key.includes('\u0000')) {
+    throw new TypeError(`invalid storage key ${JSON.stringify(key)}`);
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** Open (creating if needed) the store; throws StoreLockedError when another process owns the file. */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  const cfg = Object.freeze(validate(options));
+  const log = (options.log ?? nullLogger()).child({ component: 'storage' });
+  const clock = options.clock ?? realClock;
+  const { db, release } = openDatabase(cfg.path, cfg.lockWaitMs);
+  let st: ReturnType<typeof prepareStatements>;
+  let cst: ReturnType<typeof prepareCompaction>;
+  let revision: number;
+  let lastCreatedMs: number;
+  let compacted: number;
+  try {
+    st = prepareStatements(db);
+    cst = prepareCompaction(db);
+    revision = Math.max(st.sequence.get() ?? 0, st.maxRev.get() ?? 0);
+    lastCreatedMs = st.lastCreated.get() ?? 0;
+    compacted = Number(st.getMeta.get(META_COMPACT_REV) ?? '0');
+  } catch (err) {
+    db.close();
+    release();
+    throw err;
+  }
+  let closed = false;
+  const inTransaction = db.transaction(<T>(body: () => T): T => body());
+  log.info('storage opened', { path: cfg.path, resourceVersion: revision, compactedRevision: compacted });
+
+  const toEvent = (r: ReplayRow): StoreEvent => {
+    const ev: StoreEvent = { type: r.op, key: r.key, revision: r.rev, object: parse(r.value) };
+    if (r.op !== 'ADDED' && r.prev_value !== null) ev.prevObject = parse(r.prev_value);
+    return ev;
+  };
+
+  const hub = createWatchHub({
+    bufferLimit: cfg.watchBufferLimit,
+    replayPageSize: cfg.watchReplayPageSize,
+    deliveryBatch: 500,
+    log,
+    replay: (prefix, after, upTo, limit) => {
+      const { lo, hi } = keyRange(prefix);
+      return st.replay.all({ after, upTo, lo, hi, limit }).map(toEvent);
+    },
+  });
+
+  const checkOpen = (): void => {
+    if (closed) throw new StoreClosedError();
+  };
+
+  const checkReadable = (requested: number): void => {
+    if (requested < compacted) throw new StoreCompactedError(requested, compacted);
+  };
+
+  /** Appends one row and applies it to `objects`; runs inside a write transaction. */
+  const append = (key: string, op: StoreEvent['type'], value: string, prevRev: number, rev: number): void => {
+    const now = Math.max(clock.now(), lastCreatedMs);
+    st.insertRev.run({ rev, key, op, value, prevRev, createdMs: now });
+    if (op === 'DELETED') st.deleteObject.run(key);
+    else st.upsertObject.run({ key, rev, value });
+    lastCreatedMs = now;
+  };
+
+  type Write = { ev: StoreEvent; result: StoredObject };
+
+  const commit = (key: string, opName: string, body: () => Write): StoredObject => {
+    checkOpen();
+    checkKey(key);
+    const started = clock.now();
+    const before = { revision, lastCreatedMs };
+    let w: Write;
+    try {
+      w = inTransaction.immediate(body) as Write;
+    } catch (err) {
+      revision = before.revision;
+      lastCreatedMs = before.lastCreatedMs;
+      if (isUniqueViolation(err)) {
+        const row = st.getObject.get(key);
+        throw new StoreConflictError(key, row ? stored(key, row) : undefined);
+      }
+      log.debug('store write failed', { op: opName, key, err });
+      throw err;
+    }
+    log.debug('store write', { op: opName, key, resourceVersion: w.result.revision, durationMs: clock.now() - started });
+    hub.publish(w.ev);
+    return w.result;
+  };
+
+  const writeNew = (key: string, op: 'ADDED' | 'MODIFIED', obj: KubeObject, prevRev: number, prev: ObjectRow | undefined): Write => {
+    const rev = revision + 1;
+    const value = stamp(obj, rev);
+    append(key, op, value, prevRev, rev);
+    revision = rev;
+    const ev: StoreEvent = { type: op, key, revision: rev, object: parse(value) };
+    if (prev) ev.prevObject = parse(prev.value);
+    return { ev, result: { key, revision: rev, object: parse(value) } };
+  };
+
+  const readList = (prefix: string, opts: ListOptions): ListResult => {
+    const { lo, hi } = keyRange(prefix);
+    const after = opts.startAfterKey ?? '';
+    const at = opts.atRevision;
+    const historical = at !== undefined && at < revision;
+    if (at !== undefined) checkReadable(at);
+    const listRev = historical ? at : revision;
+    const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
+    const rows = historical
+      ? st.listAt.iterate({ lo, hi, after, at: listRev })
+      : st.listCurrent.iterate({ lo, hi, after });
+    const items: StoredObject[] = [];
+    let more = false;
+    for (const row of rows) {
+      const obj = parse(row.value);
+      if (opts.filter && !opts.filter(obj)) continue;
+      if (items.length >= limit) {
+        more = true;
+        break; // leaving the loop closes the iterator
+      }
+      items.push({ key: row.key, revision: row.rev, object: obj });
+    }
+    const result: ListResult = { items, revision: listRev };
+    if (more) {
+      const last = items[items.length - 1]!.key;
+      result.continueAfterKey = last;
+      if (!opts.filter) {
+        result.remaining = historical
+          ? (st.countAt.get({ lo, hi, after: last, at: listRev }) ?? 0)
+          : (st.countCurrent.get({ lo, hi, after: last }) ?? 0);
+      }
+    } else {
+      result.remaining = 0;
+    }
+    return result;
+  };
+
+  const store: Store = {
+    currentRevision: () => revision,
+    compactedRevision: () => compacted,
+
+    get(key) {
+      checkOpen();
+      const row = st.getObject.get(key);
+      return row ? stored(key, row) : undefined;
+    },
+
+    list(prefix, opts = {}) {
+      checkOpen();
+      return readList(prefix, opts);
+    },
+
+    create(key, obj) {
+      return commit(key, 'create', () => {
+        const cur = st.getObject.get(key);
+        if (cur) throw new StoreExistsError(key, stored(key, cur));
+        return writeNew(key, 'ADDED', obj, st.newestRevOfKey.get(key) ?? 0, undefined);
+      });
+    },
+
+    update(key, obj, expectedRevision) {
+      return commit(key, 'update', () => {
+        const cur = st.getObject.get(key);
+        if (!cur) throw new StoreNotFoundError(key);
+        if (expectedRevision !== undefined && cur.rev !== expectedRevision) throw new StoreConflictError(key, stored(key, cur));
+        return writeNew(key, 'MODIFIED', obj, cur.rev, cur);
+      });
+    },
+
+    delete(key, expectedRevision) {
+      return commit(key, 'delete', () => {
+        const cur = st.getObject.get(key);
+        if (!cur) throw new StoreNotFoundError(key);
+        if (expectedRevision !== undefined && cur.rev !== expectedRevision) throw new StoreConflictError(key, stored(key, cur));
+        const rev = revision + 1;
+        const value = stamp(parse(cur.value), rev);
+        append(key, 'DELETED', value, cur.rev, rev);
+        revision = rev;
+        const ev: StoreEvent = { type: 'DELETED', key, revision: rev, object: parse(value), prevObject: parse(cur.value) };
+        return { ev, result: { key, revision: rev, object: parse(value) } };
+      });
+    },
+
+    watch(prefix, opts) {
+      checkOpen();
+      if (opts.fromRevision > 0) checkReadable(opts.fromRevision);
+      return hub.subscribe(prefix, opts, revision);
+    },
+
+    compact() {
+      checkOpen();
+      const cutoff = clock.now() - cfg.retention.minAgeMs;
+      const target = compactionTarget({
+        currentRevision: revision,
+        compactedRevision: compacted,
+        minRevisions: cfg.retention.minRevisions,
+        newestOldEnough: st.newestBefore.get({ cutoff, above: compacted }) ?? undefined,
+        pinned: hub.minPinnedRevision(),
+      });
+      if (target === undefined) return 0;
+      const started = clock.now();
+      const removed = runCompaction(db, cst, target, cfg.compactionBatch, () => {
+        st.setMeta.run(META_COMPACT_REV, String(target));
+      });
+      compacted = target;
+      if (cfg.path !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
+      log.info('compacted revision log', { resourceVersion: target, removed, durationMs: clock.now() - started });
+      return removed;
+    },
+
+    getMeta(name) {
+      checkOpen();
+      return st.getMeta.get(name);
+    },
+
+    setMeta(name, value) {
+      checkOpen();
+      if (name.startsWith(RESERVED_META_PREFIX)) throw new Error(`meta name ${name} is reserved for the store`);
+      st.setMeta.run(name, value);
+    },
+
+    close() {
+      if (closed) return;
+      closed = true;
+      hub.closeAll();
+      db.close();
+      release();
+      log.debug('storage closed', {});
+    },
+  };
+  return store;
+}

@@ -1,0 +1,220 @@
+// In-process fan-out of committed store events to watchers.
+//
+// Ordering: the store publishes each event right after its commit, in revision order (writes are
+// synchronous and there is one writer), and each subscriber receives events strictly in revision
+// order, never twice and never with a gap.
+//
+// Start point: `subscribe` registers the subscriber *before* any history is read. Events committed
+// after that point (revision > liveStart) are buffered as live events; history in
+// (fromRevision, liveStart] is read from the revision log page by page, lazily, as the consumer
+// drains. When the replay is done the buffered live events follow. A `lastSent` revision drops
+// anything at or below what was already delivered. While a replay is in progress its cursor is
+// "pinned": compaction never removes rows above the lowest pinned cursor (minPinnedRevision).
+//
+// Delivery and backpressure (the chosen design): callbacks, called asynchronously (never inside
+// the writer's call stack), one at a time per subscriber. `onEvent` may return a promise (e.g. the
+// HTTP layer returns one when `res.write()` reports a full socket buffer and resolves it on
+// 'drain'); the hub then waits for it before delivering that subscriber's next event. Meanwhile
+// new live events accumulate in the subscriber's bounded buffer; when more than `bufferLimit` live
+// events are waiting, the subscriber is dropped and gets `onClose('slow')`. Writers never wait for
+// consumers, and one slow consumer never delays the others.
+
+import type { Logger } from '../../util/logger.js';
+import { keyMatcher } from './key-range.js';
+import type { StoreEvent, WatchOptions, WatchSubscription } from './types.js';
+
+/** Reads logged events with after < revision <= upTo under a prefix, in revision order. */
+export type ReplayReader = (prefix: string, after: number, upTo: number, limit: number) => StoreEvent[];
+
+export interface WatchHubOptions {
+  /** Most live events a subscriber may have waiting before it is dropped as slow. */
+  bufferLimit: number;
+  /** Rows read from the log per replay step. */
+  replayPageSize: number;
+  /** Events delivered to one subscriber per macrotask before yielding to I/O. */
+  deliveryBatch: number;
+  replay: ReplayReader;
+  log: Logger;
+}
+
+export interface WatchHub {
+  /**
+   * Register a watcher. `liveStart` is the store's current revision at the time of the call: events
+   * above it arrive through `publish`, history in (fromRevision, liveStart] is replayed first.
+   */
+  subscribe(prefix: string, opts: WatchOptions, liveStart: number): WatchSubscription;
+  /** Hand a committed event to every matching subscriber (call in revision order). */
+  publish(ev: StoreEvent): void;
+  /** Lowest replay cursor in progress (rows above it must survive compaction), if any. */
+  minPinnedRevision(): number | undefined;
+  subscriberCount(): number;
+  /** Drop every subscriber with onClose('closed'). */
+  closeAll(): void;
+}
+
+interface Subscriber {
+  id: number;
+  prefix: string;
+  matches: (key: string) => boolean;
+  opts: WatchOptions;
+  /** Replay reads revisions in (replayCursor, replayEnd]. */
+  replayCursor: number;
+  replayEnd: number;
+  /** True until the replay's last page has been delivered; live events wait in `live` meanwhile. */
+  inReplay: boolean;
+  queue: StoreEvent[];
+  head: number;
+  live: StoreEvent[];
+  lastSent: number;
+  awaiting: boolean;
+  scheduled: boolean;
+  closed: boolean;
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+export function createWatchHub(opts: WatchHubOptions): WatchHub {
+  const subs = new Map<number, Subscriber>();
+  let nextId = 1;
+
+  const waitingLive = (s: Subscriber): number => s.live.length + (s.inReplay ? 0 : s.queue.length - s.head);
+
+  const finish = (s: Subscriber, reason: 'slow' | 'closed' | undefined, sync: boolean): void => {
+    if (s.closed) return;
+    s.closed = true;
+    subs.delete(s.id);
+    s.queue = [];
+    s.head = 0;
+    s.live = [];
+    if (reason === undefined) return;
+    const onClose = s.opts.onClose;
+    if (!onClose) return;
+    const call = (): void => {
+      try {
+        onClose(reason);
+      } catch (err) {
+        opts.log.error('watch onClose callback threw', { key: s.prefix, err });
+      }
+    };
+    if (sync) call();
+    else setImmediate(call);
+  };
+
+  const schedule = (s: Subscriber): void => {
+    if (s.scheduled || s.closed || s.awaiting) return;
+    s.scheduled = true;
+    setImmediate(() => drain(s));
+  };
+
+  /** Refill an empty queue from the replay or the live buffer; false when nothing is pending. */
+  const refill = (s: Subscriber): boolean => {
+    s.queue = [];
+    s.head = 0;
+    if (s.inReplay && s.replayCursor < s.replayEnd) {
+      const page = opts.replay(s.prefix, s.replayCursor, s.replayEnd, opts.replayPageSize);
+      s.replayCursor = page.length < opts.replayPageSize ? s.replayEnd : page[page.length - 1]!.revision;
+      s.queue = page;
+      if (page.length > 0) return true;
+    }
+    if (s.inReplay) {
+      s.inReplay = false;
+      s.queue = s.live;
+      s.live = [];
+    }
+    return s.queue.length > 0;
+  };
+
+  const drain = (s: Subscriber): void => {
+    s.scheduled = false;
+    let budget = opts.deliveryBatch;
+    while (!s.closed && !s.awaiting) {
+      if (s.head >= s.queue.length && !refill(s)) return;
+      if (budget-- <= 0) {
+        schedule(s);
+        return;
+      }
+      const ev = s.queue[s.head++]!;
+      if (ev.revision <= s.lastSent) continue;
+      s.lastSent = ev.revision;
+      let result: unknown;
+      try {
+        result = s.opts.onEvent(ev);
+      } catch (err) {
+        opts.log.error('watch onEvent callback threw; dropping watcher', { key: s.prefix, err });
+        finish(s, 'closed', false);
+        return;
+      }
+      if (isThenable(result)) {
+        s.awaiting = true;
+        result.then(
+          () => {
+            s.awaiting = false;
+            schedule(s);
+          },
+          (err: unknown) => {
+            opts.log.warn('watch consumer failed; dropping watcher', { key: s.prefix, err });
+            s.awaiting = false;
+            finish(s, 'closed', false);
+          },
+        );
+        return;
+      }
+    }
+  };
+
+  return {
+    subscribe(prefix, wopts, liveStart) {
+      const from = wopts.fromRevision;
+      const replay = from > 0 && from < liveStart;
+      const s: Subscriber = {
+        id: nextId++,
+        prefix,
+        matches: keyMatcher(prefix),
+        opts: wopts,
+        replayCursor: replay ? from : liveStart,
+        replayEnd: liveStart,
+        inReplay: replay,
+        queue: [],
+        head: 0,
+        live: [],
+        lastSent: replay ? from : Math.max(from, liveStart),
+        awaiting: false,
+        scheduled: false,
+        closed: false,
+      };
+      subs.set(s.id, s);
+      if (replay) schedule(s);
+      return { close: () => finish(s, undefined, true) };
+    },
+
+    publish(ev) {
+      for (const s of subs.values()) {
+        if (s.closed || ev.revision <= s.lastSent || !s.matches(ev.key)) continue;
+        if (s.inReplay) s.live.push(ev);
+        else s.queue.push(ev);
+        if (waitingLive(s) > opts.bufferLimit) {
+          opts.log.info('dropping slow watcher', { key: s.prefix, resourceVersion: ev.revision, buffered: waitingLive(s) });
+          finish(s, 'slow', false);
+          continue;
+        }
+        schedule(s);
+      }
+    },
+
+    minPinnedRevision() {
+      let min: number | undefined;
+      for (const s of subs.values()) {
+        if (s.inReplay && (min === undefined || s.replayCursor < min)) min = s.replayCursor;
+      }
+      return min;
+    },
+
+    subscriberCount: () => subs.size,
+
+    closeAll() {
+      for (const s of [...subs.values()]) finish(s, 'closed', true);
+    },
+  };
+}

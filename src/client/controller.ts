@@ -1,0 +1,184 @@
+// Controller: workers pull keys from a rate-limited work queue and call reconcile(key, signal).
+// One switch decides what follows a run (controller-runtime's reconcileHandler):
+//   TerminalError → log, forget, no retry
+//   other error → retryDecision: 409 requeue now, 429 after Retry-After, 5xx/network rate-limited
+//     backoff; other 4xx are also retried with backoff (the OCM specs: "errors returned from sync →
+//     re-queue rate-limited", hub-controller.md §2.1, spoke-agent.md §8) unless
+//     `terminalOnClientErrors` makes them terminal as retryDecision says
+//   { requeueAfterMs } → forget the failure count, add after the delay
+//   success → forget
+
+import { randomUUID } from 'node:crypto';
+import { realClock } from '../util/clock.js';
+import { retryDecision, TerminalError, toError } from './errors.js';
+import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
+import type { Controller, ControllerOptions, ReconcileResult } from './types.js';
+import { createWorkQueue, type WorkQueue } from './work-queue.js';
+
+export { TerminalError };
+
+/** Immediate requeues after conflicts before falling back to the rate limiter (avoids hot loops on a stale cache). */
+const MAX_IMMEDIATE_REQUEUES = 3;
+/** Failure count from which a retried error is logged at warn instead of debug. */
+const WARN_AFTER_REQUEUES = 5;
+
+export interface ControllerRuntimeOptions extends ControllerOptions {
+  /** Replaces the default max(per-key exponential, token bucket) limiter. */
+  rateLimiter?: RateLimiter;
+  /** Source of reconcile ids (default random UUIDs). */
+  newReconcileId?: () => string;
+  /** Treat 4xx API errors (other than 409/429) as terminal instead of retrying them with backoff. Default false. */
+  terminalOnClientErrors?: boolean;
+  /** Informers whose caches must sync before workers start. */
+  waitForSync?: ReadonlyArray<{ waitForSync(signal?: AbortSignal): Promise<void> }>;
+  /** run() rejects when the caches have not synced within this time (default 10 minutes; 0 = wait forever). */
+  syncTimeoutMs?: number;
+}
+
+export function createController(options: ControllerRuntimeOptions): Controller {
+  if (!options.name) throw new Error('createController: name is required');
+  const workers = options.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`createController ${options.name}: workers must be a positive integer`);
+  const clock = options.clock ?? realClock;
+  const log = options.log.child({ controller: options.name });
+  const rateLimiter =
+    options.rateLimiter ??
+    defaultControllerRateLimiter({
+      now: () => clock.now(),
+      ...(options.backoffBaseMs !== undefined ? { baseMs: options.backoffBaseMs } : {}),
+      ...(options.backoffMaxMs !== undefined ? { maxMs: options.backoffMaxMs } : {}),
+    });
+  const newId = options.newReconcileId ?? randomUUID;
+  const queue: WorkQueue = createWorkQueue({ clock, rateLimiter });
+  let running = false;
+
+  const handleOutcome = (key: string, result: ReconcileResult | void, err: Error | undefined): { level: 'debug' | 'warn' | 'error'; retryInMs?: number } => {
+    if (err === undefined) {
+      queue.forget(key);
+      const after = result?.requeueAfterMs;
+      if (after !== undefined && after > 0) {
+        queue.addAfter(key, after);
+        return { level: 'debug', retryInMs: after };
+      }
+      return { level: 'debug' };
+    }
+    let decision = err instanceof TerminalError ? { kind: 'terminal' as const } : retryDecision(err);
+    if (decision.kind === 'terminal' && !(err instanceof TerminalError) && !options.terminalOnClientErrors) decision = { kind: 'backoff' };
+    switch (decision.kind) {
+      case 'terminal':
+        queue.forget(key);
+        return { level: 'error' };
+      case 'requeueNow': {
+        const delay = rateLimiter.when(key);
+        const n = rateLimiter.numRequeues(key);
+        const wait = n <= MAX_IMMEDIATE_REQUEUES ? 0 : delay;
+        queue.addAfter(key, wait);
+        return { level: n >= WARN_AFTER_REQUEUES ? 'warn' : 'debug', retryInMs: wait };
+      }
+      case 'after': {
+        rateLimiter.when(key);
+        queue.addAfter(key, decision.delayMs);
+        return { level: rateLimiter.numRequeues(key) >= WARN_AFTER_REQUEUES ? 'warn' : 'debug', retryInMs: decision.delayMs };
+      }
+      case 'backoff': {
+        const delay = rateLimiter.when(key);
+        queue.addAfter(key, delay);
+        return { level: rateLimiter.numRequeues(key) >= WARN_AFTER_REQUEUES ? 'warn' : 'debug', retryInMs: delay };
+      }
+    }
+  };
+
+  const processKey = async (key: string, signal: AbortSignal): Promise<void> => {
+    const reconcileId = newId();
+    const start = clock.now();
+    let result: ReconcileResult | void = undefined;
+    let err: Error | undefined;
+    try {
+      result = await options.reconcile(key, signal);
+    } catch (e) {
+      err = toError(e);
+    }
+    if (signal.aborted && err !== undefined) {
+      // Shutting down: the failure is most likely the abort itself; nothing to retry.
+      log.debug('reconcile', { key, reconcileId, durationMs: clock.now() - start, err, aborted: true });
+      return;
+    }
+    const outcome = handleOutcome(key, result, err);
+    const fields = { key, reconcileId, durationMs: clock.now() - start, ...(err ? { err } : {}), ...(outcome.retryInMs !== undefined ? { requeueAfterMs: outcome.retryInMs } : {}) };
+    log[outcome.level](outcome.level === 'error' ? 'reconcile failed; not retrying' : 'reconcile', fields);
+  };
+
+  const worker = async (signal: AbortSignal): Promise<void> => {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      try {
+        if (!signal.aborted) await processKey(key, signal);
+      } finally {
+        queue.done(key);
+      }
+    }
+  };
+
+  const scheduleResync = (signal: AbortSignal): void => {
+    const every = options.resyncMs ?? 0;
+    if (every <= 0 || !options.resyncKeys || signal.aborted) return;
+    const t = clock.setTimeout(() => {
+      if (signal.aborted) return;
+      enqueueResyncKeys();
+      scheduleResync(signal);
+    }, every);
+    signal.addEventListener('abort', () => t.cancel(), { once: true });
+  };
+  const enqueueResyncKeys = (): void => {
+    try {
+      for (const k of options.resyncKeys?.() ?? []) queue.add(k);
+    } catch (err) {
+      log.warn('resyncKeys threw', { err });
+    }
+  };
+
+  const waitForCaches = async (signal: AbortSignal): Promise<void> => {
+    const informers = options.waitForSync ?? [];
+    if (informers.length === 0) return;
+    const timeoutMs = options.syncTimeoutMs ?? 600_000;
+    const ac = new AbortController();
+    const onAbort = (): void => ac.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timer = timeoutMs > 0 ? clock.setTimeout(() => ac.abort(new Error(`controller ${options.name}: caches not synced within ${timeoutMs} ms`)), timeoutMs) : undefined;
+    try {
+      await Promise.all(informers.map((i) => i.waitForSync(ac.signal)));
+    } finally {
+      timer?.cancel();
+      signal.removeEventListener('abort', onAbort);
+    }
+  };
+
+  return {
+    name: options.name,
+    enqueue: (key) => queue.add(key),
+    enqueueAfter: (key, delayMs) => queue.addAfter(key, delayMs),
+    async run(signal) {
+      if (running) throw new Error(`controller ${options.name} is already running`);
+      running = true;
+      if (signal.aborted) {
+        queue.shutDown();
+        return;
+      }
+      signal.addEventListener('abort', () => queue.shutDown(), { once: true });
+      try {
+        await waitForCaches(signal);
+      } catch (err) {
+        queue.shutDown();
+        if (signal.aborted) return;
+        throw err;
+      }
+      // Like library-go's ResyncEvery: the resync keys run once at start, then every resyncMs.
+      if (options.resyncKeys) enqueueResyncKeys();
+      scheduleResync(signal);
+      log.debug('controller started', { workers });
+      await Promise.all(Array.from({ length: workers }, () => worker(signal)));
+      log.debug('controller stopped');
+    },
+  };
+}

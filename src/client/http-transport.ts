@@ -1,0 +1,124 @@
+// One HTTPS (or HTTP) transport per client: a keep-alive agent, TLS material taken from the
+// ConfigSource for each request (so a rotated certificate is used by the next new connection: the
+// agent pools connections by TLS options), bearer tokens, timeouts and abort signals.
+
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { ConfigSource } from './kubeconfig.js';
+import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
+import type { Status } from '../api/meta.js';
+
+export interface TransportOptions {
+  source: ConfigSource;
+  userAgent: string;
+  /** Default timeout for non-streaming requests (0 = none). */
+  timeoutMs: number;
+}
+
+export interface SendOptions {
+  method: string;
+  path: string;
+  body?: string | undefined;
+  contentType?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Overrides the default timeout; 0 = none (watches). */
+  timeoutMs?: number | undefined;
+}
+
+export interface Transport {
+  readonly server: string;
+  /** Sends a request and resolves with the response once headers arrive (the body is unread). */
+  send(opts: SendOptions): Promise<IncomingMessage>;
+  close(): void;
+}
+
+export function createTransport(opts: TransportOptions): Transport {
+  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 16, timeout: 60_000 });
+  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 16, timeout: 60_000 });
+  return {
+    get server(): string {
+      return opts.source.current().server;
+    },
+    send(s: SendOptions): Promise<IncomingMessage> {
+      const cfg = opts.source.current();
+      const url = new URL(cfg.server + s.path);
+      const headers: Record<string, string> = { 'User-Agent': opts.userAgent, Accept: 'application/json' };
+      if (cfg.token) headers.Authorization = `Bearer ${cfg.token}`;
+      if (s.body !== undefined) {
+        headers['Content-Type'] = s.contentType ?? 'application/json';
+        headers['Content-Length'] = String(Buffer.byteLength(s.body));
+      }
+      const timeoutMs = s.timeoutMs ?? opts.timeoutMs;
+      const signals: AbortSignal[] = [];
+      if (s.signal) signals.push(s.signal);
+      if (timeoutMs > 0) signals.push(AbortSignal.timeout(timeoutMs));
+      const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+      const isHttps = url.protocol === 'https:';
+      const reqOpts: https.RequestOptions = {
+        method: s.method,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || (isHttps ? 443 : 80),
+        path: url.pathname + url.search,
+        headers,
+        agent: isHttps ? httpsAgent : httpAgent,
+        ...(signal ? { signal } : {}),
+      };
+      if (isHttps) {
+        if (cfg.caPem) reqOpts.ca = cfg.caPem;
+        if (cfg.certPem) reqOpts.cert = cfg.certPem;
+        if (cfg.keyPem) reqOpts.key = cfg.keyPem;
+        if (cfg.tlsServerName) reqOpts.servername = cfg.tlsServerName;
+        reqOpts.rejectUnauthorized = !cfg.insecureSkipTlsVerify;
+      }
+      return new Promise<IncomingMessage>((resolvePromise, reject) => {
+        let req: http.ClientRequest;
+        try {
+          req = (isHttps ? https : http).request(reqOpts, resolvePromise);
+        } catch (err) {
+          reject(new NetworkError(`${s.method} ${s.path}: ${(err as Error).message}`, { cause: err }));
+          return;
+        }
+        req.on('error', (err) => {
+          if (s.signal?.aborted) reject(s.signal.reason ?? err);
+          else reject(new NetworkError(`${s.method} ${s.path}: ${err.message}`, { cause: err }));
+        });
+        req.end(s.body);
+      });
+    },
+    close(): void {
+      httpsAgent.destroy();
+      httpAgent.destroy();
+    },
+  };
+}
+
+/** Reads a whole response body as text. */
+export async function readBody(res: IncomingMessage, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const c of res) chunks.push(c as Buffer);
+  } catch (err) {
+    throw new NetworkError(`${what}: reading the response failed: ${(err as Error).message}`, { cause: err });
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The error for a non-2xx answer whose body has been read. */
+export function statusErrorFrom(res: IncomingMessage, text: string): ApiStatusError {
+  const code = res.statusCode ?? 0;
+  let status: Status | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && (parsed as { kind?: unknown }).kind === 'Status') {
+      const p = parsed as Status;
+      status = { ...p, code: typeof p.code === 'number' && p.code > 0 ? p.code : code };
+    }
+  } catch {
+    // not JSON: synthesised below
+  }
+  status ??= statusFromCode(code, text.trim().slice(0, 512));
+  const ra = res.headers['retry-after'];
+  const raNum = typeof ra === 'string' && /^\d+$/.test(ra.trim()) ? Number(ra.trim()) : undefined;
+  return new ApiStatusError(status, raNum !== undefined ? { retryAfterSeconds: raNum } : {});
+}

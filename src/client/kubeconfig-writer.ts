@@ -1,0 +1,89 @@
+// Deterministic kubeconfig rendering (spoke-agent.md §4.1): the agent's hub kubeconfig is compared
+// byte for byte, so the same input must always give the same bytes. Keys are sorted alphabetically,
+// sequences are not indented (the layout Go's clientcmd writes), empty fields are omitted.
+
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+
+export type KubeconfigUser =
+  | { clientCertificate: string; clientKey: string }
+  | { tokenFile: string }
+  | { exec: { apiVersion: string; command: string; args?: string[] } };
+
+export interface RenderKubeconfigInput {
+  /** Name of the single cluster entry. */
+  clusterName: string;
+  server: string;
+  /** CA file path, as written in the source kubeconfig. */
+  certificateAuthority?: string;
+  /** Base64 CA data (normalised to standard base64 without line breaks). */
+  certificateAuthorityData?: string;
+  proxyUrl?: string;
+  user: KubeconfigUser;
+  /** Defaults: `default-context`, `default-auth`, `configuration` (spoke-agent.md §4.1). */
+  contextName?: string;
+  userName?: string;
+  namespace?: string;
+}
+
+export function renderKubeconfig(input: RenderKubeconfigInput): string {
+  const contextName = input.contextName ?? 'default-context';
+  const userName = input.userName ?? 'default-auth';
+  const namespace = input.namespace ?? 'configuration';
+  const cluster: Record<string, unknown> = { server: input.server };
+  if (input.certificateAuthority) cluster['certificate-authority'] = input.certificateAuthority;
+  if (input.certificateAuthorityData) cluster['certificate-authority-data'] = Buffer.from(input.certificateAuthorityData, 'base64').toString('base64');
+  if (input.proxyUrl) cluster['proxy-url'] = input.proxyUrl;
+  let user: Record<string, unknown>;
+  if ('clientCertificate' in input.user) user = { 'client-certificate': input.user.clientCertificate, 'client-key': input.user.clientKey };
+  else if ('tokenFile' in input.user) user = { tokenFile: input.user.tokenFile };
+  else {
+    const e = input.user.exec;
+    user = { exec: { apiVersion: e.apiVersion, command: e.command, ...(e.args && e.args.length > 0 ? { args: [...e.args] } : {}) } };
+  }
+  const doc = {
+    apiVersion: 'v1',
+    clusters: [{ cluster, name: input.clusterName }],
+    contexts: [{ context: { cluster: input.clusterName, ...(namespace ? { namespace } : {}), user: userName }, name: contextName }],
+    'current-context': contextName,
+    kind: 'Config',
+    users: [{ name: userName, user }],
+  };
+  return stringifyYaml(doc, { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0 });
+}
+
+/** The cluster part of a bootstrap kubeconfig, read without resolving relative paths. */
+export interface BootstrapCluster {
+  clusterName: string;
+  server: string;
+  certificateAuthority?: string;
+  certificateAuthorityData?: string;
+  proxyUrl?: string;
+}
+
+/**
+ * Reads the current context's cluster from kubeconfig text (spoke-agent.md §4.1 step 1).
+ * Throws `kubeconfig does not contains context: <name>` / `... cluster: <name>`.
+ */
+export function bootstrapClusterOf(kubeconfigText: string): BootstrapCluster {
+  const doc: unknown = parseYaml(kubeconfigText);
+  const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  const d = rec(doc);
+  const ctxName = typeof d['current-context'] === 'string' ? d['current-context'] : '';
+  const named = (list: unknown, name: string): Record<string, unknown> | undefined =>
+    Array.isArray(list) ? list.map(rec).find((e) => e.name === name) : undefined;
+  const ctx = named(d.contexts, ctxName);
+  if (!ctx) throw new Error(`kubeconfig does not contains context: ${ctxName}`);
+  const clusterName = String(rec(ctx.context).cluster ?? '');
+  const entry = named(d.clusters, clusterName);
+  if (!entry) throw new Error(`kubeconfig does not contains cluster: ${clusterName}`);
+  const c = rec(entry.cluster);
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+  const out: BootstrapCluster = { clusterName, server: str(c.server) ?? '' };
+  const ca = str(c['certificate-authority']);
+  const caData = str(c['certificate-authority-data']);
+  const proxy = str(c['proxy-url']);
+  if (ca) out.certificateAuthority = ca;
+  if (caData) out.certificateAuthorityData = caData;
+  if (proxy) out.proxyUrl = proxy;
+  return out;
+}

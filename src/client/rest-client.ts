@@ -1,0 +1,208 @@
+// createKubeClient: the KubeClient/ResourceClient implementation over node:https (keep-alive,
+// JSON, an AbortSignal on every call). Watches are one streaming GET decoded line by line in order.
+
+import type { IncomingMessage } from 'node:http';
+import type { KubeList, KubeObject, WatchEvent } from '../api/meta.js';
+import { nullLogger, type Logger } from '../util/logger.js';
+import { NetworkError } from './errors.js';
+import { createTransport, readBody, statusErrorFrom, type Transport } from './http-transport.js';
+import { fileConfigSource, staticConfigSource, type ClientConfig, type ConfigSource } from './kubeconfig.js';
+import { patchContentTypes, queryString, resourcePath, type QueryValue } from './request-path.js';
+import type {
+  CallOptions,
+  KubeClient,
+  ListCallOptions,
+  PatchCallOptions,
+  PatchType,
+  ResourceClient,
+  ResourceType,
+  WatchCallOptions,
+  WriteCallOptions,
+} from './types.js';
+import { decodeWatchStream } from './watch-decoder.js';
+
+export interface KubeClientOptions {
+  log?: Logger;
+  userAgent?: string;
+  /** Timeout of each non-watch request (default 30 s; 0 = none). */
+  timeoutMs?: number;
+}
+
+export type KubeClientConfig = ClientConfig | { kubeconfigPath: string; context?: string };
+
+export function createKubeClient(config: KubeClientConfig, opts: KubeClientOptions = {}): KubeClient {
+  const log = opts.log ?? nullLogger();
+  const source: ConfigSource =
+    'kubeconfigPath' in config
+      ? fileConfigSource(config.kubeconfigPath, {
+          ...(config.context !== undefined ? { context: config.context } : {}),
+          onReload: (r) => {
+            if (r.ok) log.debug('client config loaded', { kubeconfig: config.kubeconfigPath });
+            else log.warn('client config reload failed; keeping the previous one', { kubeconfig: config.kubeconfigPath, err: r.err });
+          },
+        })
+      : staticConfigSource(config);
+  const transport = createTransport({ source, userAgent: opts.userAgent ?? 'ocm-ts', timeoutMs: opts.timeoutMs ?? 30_000 });
+  return new RestClient(transport);
+}
+
+class RestClient implements KubeClient {
+  constructor(private readonly transport: Transport) {}
+
+  get server(): string {
+    return this.transport.server;
+  }
+
+  resource<T extends KubeObject = KubeObject>(type: ResourceType, namespace?: string): ResourceClient<T> {
+    return new RestResourceClient<T>(this, type, type.namespaced ? namespace : undefined);
+  }
+
+  async request<R = unknown>(method: string, path: string, body?: unknown, opts: CallOptions & { contentType?: string } = {}): Promise<R> {
+    const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const res = await this.transport.send({ method, path, body: text, contentType: opts.contentType, signal: opts.signal });
+    const answer = await readBody(res, `${method} ${path}`);
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code > 299) throw statusErrorFrom(res, answer);
+    if (answer === '') return undefined as R;
+    try {
+      return JSON.parse(answer) as R;
+    } catch (err) {
+      if (!/json/i.test(String(res.headers['content-type'] ?? ''))) return answer as R;
+      throw new NetworkError(`${method} ${path}: undecodable JSON response`, { cause: err });
+    }
+  }
+
+  async probe(path: string, opts: CallOptions & { timeoutMs?: number } = {}): Promise<{ statusCode: number; body: string }> {
+    const res = await this.transport.send({ method: 'GET', path, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    const body = await readBody(res, `GET ${path}`);
+    return { statusCode: res.statusCode ?? 0, body };
+  }
+
+  /** Opens a streaming GET; throws ApiStatusError on non-200. */
+  async stream(path: string, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+    const res = await this.transport.send({ method: 'GET', path, signal, timeoutMs: 0 });
+    if (res.statusCode !== 200) throw statusErrorFrom(res, await readBody(res, `GET ${path}`));
+    return res;
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
+
+class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
+  constructor(
+    private readonly client: RestClient,
+    readonly type: ResourceType,
+    readonly namespace: string | undefined,
+  ) {}
+
+  private path(name?: string, subresource?: string, namespace?: string): string {
+    return resourcePath(this.type, { namespace: namespace ?? this.namespace, name, subresource });
+  }
+
+  private objectNamespace(obj: T): string | undefined {
+    return this.type.namespaced ? (this.namespace ?? obj.metadata.namespace) : undefined;
+  }
+
+  private requireNamespace(ns: string | undefined, verb: string): void {
+    if (this.type.namespaced && !ns) throw new Error(`${verb} ${this.type.resource}: a namespace is required`);
+  }
+
+  get(name: string, opts: CallOptions = {}): Promise<T> {
+    this.requireNamespace(this.namespace, 'get');
+    return this.client.request<T>('GET', this.path(name), undefined, opts);
+  }
+
+  list(opts: ListCallOptions = {}): Promise<KubeList<T>> {
+    const q: Record<string, QueryValue> = {
+      labelSelector: opts.labelSelector || undefined,
+      fieldSelector: opts.fieldSelector || undefined,
+      limit: opts.limit,
+      continue: opts.continue || undefined,
+      resourceVersion: opts.resourceVersion,
+    };
+    return this.client.request<KubeList<T>>('GET', this.path() + queryString(q), undefined, opts);
+  }
+
+  create(obj: T, opts: WriteCallOptions = {}): Promise<T> {
+    const ns = this.objectNamespace(obj);
+    this.requireNamespace(ns, 'create');
+    return this.client.request<T>('POST', this.path(undefined, undefined, ns) + queryString({ fieldManager: opts.fieldManager }), this.withTypeMeta(obj), opts);
+  }
+
+  update(obj: T, opts: WriteCallOptions = {}): Promise<T> {
+    return this.updateSubresource(obj, '', opts);
+  }
+
+  updateStatus(obj: T, opts: WriteCallOptions = {}): Promise<T> {
+    return this.updateSubresource(obj, 'status', opts);
+  }
+
+  updateSubresource(obj: T, subresource: string, opts: WriteCallOptions = {}): Promise<T> {
+    const ns = this.objectNamespace(obj);
+    this.requireNamespace(ns, 'update');
+    const name = obj.metadata.name;
+    if (!name) throw new Error(`update ${this.type.resource}: metadata.name is required`);
+    const path = this.path(name, subresource || undefined, ns) + queryString({ fieldManager: opts.fieldManager });
+    return this.client.request<T>('PUT', path, this.withTypeMeta(obj), opts);
+  }
+
+  patch(name: string, type: PatchType, patch: unknown, opts: PatchCallOptions = {}): Promise<T> {
+    this.requireNamespace(this.namespace, 'patch');
+    if (type === 'apply' && !opts.fieldManager) throw new Error('apply patch: fieldManager is required');
+    const q = queryString({ fieldManager: opts.fieldManager, force: opts.force });
+    const body = typeof patch === 'string' ? patch : JSON.stringify(patch);
+    return this.client.request<T>('PATCH', this.path(name, opts.subresource || undefined) + q, body, { signal: opts.signal, contentType: patchContentTypes[type] });
+  }
+
+  async delete(
+    name: string,
+    opts: CallOptions & { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan'; preconditions?: { uid?: string; resourceVersion?: string } } = {},
+  ): Promise<void> {
+    this.requireNamespace(this.namespace, 'delete');
+    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+    if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
+    if (opts.preconditions) body.preconditions = opts.preconditions;
+    await this.client.request('DELETE', this.path(name), body, { signal: opts.signal });
+  }
+
+  watch(opts: WatchCallOptions = {}): AsyncIterable<WatchEvent<T>> {
+    const q: Record<string, QueryValue> = {
+      watch: true,
+      resourceVersion: opts.resourceVersion,
+      labelSelector: opts.labelSelector || undefined,
+      fieldSelector: opts.fieldSelector || undefined,
+      timeoutSeconds: opts.timeoutSeconds,
+      allowWatchBookmarks: opts.allowWatchBookmarks || undefined,
+    };
+    const path = this.path() + queryString(q);
+    const client = this.client;
+    return {
+      async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent<T>> {
+        const res = await client.stream(path, opts.signal);
+        try {
+          yield* decodeWatchStream<T>(wrapStreamErrors(res, path));
+        } finally {
+          res.destroy();
+        }
+      },
+    };
+  }
+
+  private withTypeMeta(obj: T): T {
+    const apiVersion = this.type.group === '' ? this.type.version : `${this.type.group}/${this.type.version}`;
+    return { ...obj, apiVersion: obj.apiVersion ?? apiVersion, kind: obj.kind ?? this.type.kind };
+  }
+}
+
+/** Turns a stream cut short (reset, server gone) into a NetworkError; abort reasons pass through. */
+async function* wrapStreamErrors(res: IncomingMessage, path: string): AsyncGenerator<unknown> {
+  try {
+    for await (const chunk of res) yield chunk;
+  } catch (err) {
+    if (err instanceof Error && err.name === 'AbortError') throw err;
+    throw new NetworkError(`watch ${path}: stream failed: ${(err as Error).message}`, { cause: err });
+  }
+  if (!res.complete) throw new NetworkError(`watch ${path}: stream ended prematurely`);
+}

@@ -1,0 +1,38 @@
+// AddOnFeatureDiscoveryController (#11, hub-controller.md §5.13): cluster labels
+// `feature.open-cluster-management.io/addon-<name>` from each addon's Available condition.
+
+import type { ManagedCluster } from '../../api/cluster.js';
+import { findCondition } from '../../api/conditions.js';
+import { conditionTypes } from '../../api/constants.js';
+import { resourceTypes } from '../../client/resource-types.js';
+import type { Controller, ReconcileResult } from '../../client/types.js';
+import { DEFAULT_KEY, type HubContext } from '../common/context.js';
+import { addonLabelPatch } from './addon-decision.js';
+
+export const CONTROLLER_NAME = 'AddOnFeatureDiscoveryController';
+
+export function setupAddonDiscoveryController(ctx: HubContext): Controller {
+  const log = ctx.log.child({ controller: CONTROLLER_NAME });
+  const clusters = ctx.client.resource<ManagedCluster>(resourceTypes.managedClusters);
+  async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
+    if (name === '' || name === DEFAULT_KEY) return {};
+    const cluster = ctx.informers.clusters.lister.get(name);
+    if (!cluster || cluster.metadata.deletionTimestamp || !findCondition(cluster.status?.conditions, conditionTypes.available)) return {};
+    const patch = addonLabelPatch(cluster.metadata.labels, ctx.informers.addons.lister.list({ namespace: name }));
+    if (Object.keys(patch).length === 0) return {};
+    await clusters.patch(name, 'merge', { metadata: { uid: cluster.metadata.uid, resourceVersion: cluster.metadata.resourceVersion, labels: patch } }, { signal });
+    log.info('addon feature labels updated', { key: name, labels: patch });
+    return {};
+  }
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
+  ctx.informers.clusters.addHandlers({
+    onAdd: (c) => controller.enqueue(c.metadata.name ?? ''),
+    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
+  });
+  ctx.informers.addons.addHandlers({
+    onAdd: (a) => controller.enqueue(a.metadata.namespace ?? ''),
+    onUpdate: (_o, n) => controller.enqueue(n.metadata.namespace ?? ''),
+    onDelete: (a) => controller.enqueue(a.metadata.namespace ?? ''),
+  });
+  return controller;
+}

@@ -1,0 +1,108 @@
+// "Apply" of RBAC manifests and the cluster namespace (hub-controller.md §2.5, §5.1 E1).
+
+import type { Namespace } from '../../api/core.js';
+import type { KubeObject } from '../../api/meta.js';
+import { isAlreadyExists, isNotFound } from '../../client/errors.js';
+import { resourceTypes } from '../../client/resource-types.js';
+import type { KubeClient, Lister, ResourceType } from '../../client/types.js';
+import type { Logger } from '../../util/logger.js';
+import { mergeRbacForUpdate, type RbacObject } from '../rbac-manifests.js';
+
+export interface RbacListers {
+  clusterRoles: Lister<KubeObject>;
+  clusterRoleBindings: Lister<KubeObject>;
+  roleBindings: Lister<KubeObject>;
+}
+
+function typeOf(obj: RbacObject): { type: ResourceType; lister: keyof RbacListers } {
+  switch (obj.kind) {
+    case 'ClusterRole':
+      return { type: resourceTypes.clusterRoles, lister: 'clusterRoles' };
+    case 'ClusterRoleBinding':
+      return { type: resourceTypes.clusterRoleBindings, lister: 'clusterRoleBindings' };
+    default:
+      return { type: resourceTypes.roleBindings, lister: 'roleBindings' };
+  }
+}
+
+export function describeManifest(obj: RbacObject): string {
+  return `"${obj.metadata.namespace ? obj.metadata.namespace + '/' : ''}${obj.metadata.name}" (${obj.kind})`;
+}
+
+/**
+ * Creates or updates one RBAC object from the label-filtered cache. Returns an error instead of throwing;
+ * callers decide whether to swallow it (the reference swallows API errors, §2.5 quirk).
+ */
+export async function applyRbac(client: KubeClient, listers: RbacListers, required: RbacObject, signal: AbortSignal): Promise<Error | undefined> {
+  const { type, lister } = typeOf(required);
+  const ns = required.metadata.namespace;
+  const rc = client.resource<RbacObject>(type, ns);
+  const name = required.metadata.name ?? '';
+  try {
+    let existing = listers[lister].get(name, ns) as RbacObject | undefined;
+    if (!existing) {
+      try {
+        await rc.create(structuredClone(required), { signal });
+        return undefined;
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        existing = await rc.get(name, { signal });
+      }
+    }
+    const update = mergeRbacForUpdate(existing, required);
+    if (update) await rc.update(update, { signal });
+    return undefined;
+  } catch (err) {
+    return new Error(`${describeManifest(required)}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Applies a list in order; failures are logged as warnings and returned (the caller may swallow them). */
+export async function applyRbacList(client: KubeClient, listers: RbacListers, list: readonly RbacObject[], log: Logger, signal: AbortSignal): Promise<Error[]> {
+  const errors: Error[] = [];
+  for (const obj of list) {
+    const err = await applyRbac(client, listers, obj, signal);
+    if (err) {
+      log.warn('apply failed', { manifest: describeManifest(obj), err });
+      errors.push(err);
+    }
+  }
+  return errors;
+}
+
+/** Deletes by name in order; NotFound is success; errors `"<file>" (<type>): <err>`. */
+export async function deleteRbacList(client: KubeClient, list: readonly RbacObject[], signal: AbortSignal): Promise<Error[]> {
+  const errors: Error[] = [];
+  for (const obj of list) {
+    const rc = client.resource(typeOf(obj).type, obj.metadata.namespace);
+    try {
+      await rc.delete(obj.metadata.name ?? '', { signal });
+    } catch (err) {
+      if (!isNotFound(err)) errors.push(new Error(`${describeManifest(obj)}: ${(err as Error).message}`, { cause: err }));
+    }
+  }
+  return errors;
+}
+
+/** Namespace apply: direct get, create if missing, merge labels and update only when changed. */
+export async function applyNamespace(client: KubeClient, name: string, labels: Record<string, string>, signal: AbortSignal): Promise<void> {
+  const rc = client.resource<Namespace>(resourceTypes.namespaces);
+  let existing: Namespace;
+  try {
+    existing = await rc.get(name, { signal });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    try {
+      await rc.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { ...labels } } }, { signal });
+      return;
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+      existing = await rc.get(name, { signal });
+    }
+  }
+  const cur = existing.metadata.labels ?? {};
+  if (Object.entries(labels).every(([k, v]) => cur[k] === v)) return;
+  const next = structuredClone(existing);
+  next.metadata.labels = { ...cur, ...labels };
+  await rc.update(next, { signal });
+}

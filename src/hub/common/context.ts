@@ -1,0 +1,37 @@
+// What every hub controller receives: the API client, shared informers, options, clock and logger.
+
+import type { ManagedClusterAddOn } from '../../api/addon.js';
+import type { ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding } from '../../api/cluster.js';
+import type { CertificateSigningRequest, Lease } from '../../api/core.js';
+import type { KubeObject } from '../../api/meta.js';
+import type { Controller, ControllerOptions, Informer, KubeClient } from '../../client/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { HubOptions } from '../options.js';
+
+export interface HubInformers {
+  clusters: Informer<ManagedCluster>;
+  clusterSets: Informer<ManagedClusterSet>;
+  clusterSetBindings: Informer<ManagedClusterSetBinding>;
+  addons: Informer<ManagedClusterAddOn>;
+  /** Label-filtered (§2.2). */
+  leases: Informer<Lease>;
+  csrs: Informer<CertificateSigningRequest>;
+  clusterRoles: Informer<KubeObject>;
+  clusterRoleBindings: Informer<KubeObject>;
+  roleBindings: Informer<KubeObject>;
+}
+
+export type NewController = (opts: Omit<ControllerOptions, 'log' | 'clock'> & { log?: Logger }) => Controller;
+
+export interface HubContext {
+  client: KubeClient;
+  informers: HubInformers;
+  options: Readonly<HubOptions>;
+  clock: Clock;
+  log: Logger;
+  newController: NewController;
+}
+
+/** The special key of controllers that do not derive keys from objects. */
+export const DEFAULT_KEY = 'basecontroller-default-key';

@@ -1,0 +1,80 @@
+// CSRApprovingController (#3, hub-controller.md §7): auto-approves agent certificate renewals (after a
+// SubjectAccessReview for `renew`) and, under ManagedClusterAutoApproval, CSRs of listed bootstrap users.
+
+import { reasons, names, GROUP_REGISTER } from '../../api/constants.js';
+import type { CertificateSigningRequest, SubjectAccessReview } from '../../api/core.js';
+import { resourceTypes } from '../../client/resource-types.js';
+import type { Controller, ReconcileResult } from '../../client/types.js';
+import type { HubContext } from '../common/context.js';
+import { APPROVAL_MESSAGE, planApproval } from './csr-approval-decision.js';
+
+export const CONTROLLER_NAME = 'CSRApprovingController';
+
+export function renewalReview(csr: CertificateSigningRequest): SubjectAccessReview {
+  return {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    metadata: {},
+    spec: {
+      ...(csr.spec.username !== undefined ? { user: csr.spec.username } : {}),
+      ...(csr.spec.uid !== undefined ? { uid: csr.spec.uid } : {}),
+      ...(csr.spec.groups !== undefined ? { groups: csr.spec.groups } : {}),
+      ...(csr.spec.extra !== undefined ? { extra: csr.spec.extra } : {}),
+      resourceAttributes: { group: GROUP_REGISTER, resource: 'managedclusters', subresource: 'clientcertificates', verb: 'renew' },
+    },
+  };
+}
+
+export function setupCsrApprovingController(ctx: HubContext): Controller {
+  const { client, informers, options, clock } = ctx;
+  const log = ctx.log.child({ controller: CONTROLLER_NAME });
+  const csrs = client.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
+  const planOpts = {
+    signerName: names.kubeApiserverClientSigner,
+    autoApproval: options.featureGates['ManagedClusterAutoApproval'] === true,
+    autoApprovedUsers: options.autoApprovedCsrUsers,
+  };
+
+  async function approve(csr: CertificateSigningRequest, signal: AbortSignal): Promise<void> {
+    const next = structuredClone(csr);
+    const now = new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    next.status = {
+      ...(next.status ?? {}),
+      conditions: [
+        ...(next.status?.conditions ?? []),
+        { type: 'Approved', status: 'True', reason: reasons.autoApprovedByHub, message: APPROVAL_MESSAGE, lastUpdateTime: now, lastTransitionTime: now },
+      ],
+    };
+    await csrs.updateSubresource(next, 'approval', { signal });
+  }
+
+  async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const csr = informers.csrs.lister.get(name);
+    if (!csr) return {};
+    const plan = planApproval(csr, planOpts);
+    if (plan.kind === 'skip') {
+      log.debug('csr not auto-approved', { key: name, why: plan.why });
+      return {};
+    }
+    if (plan.kind === 'renewal') {
+      const review = await client.request<SubjectAccessReview>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', renewalReview(csr), { signal });
+      if (review.status?.allowed !== true) {
+        log.info('renewal csr not approved: requester may not renew', { key: name, cluster: plan.cluster });
+        return {};
+      }
+      await approve(csr, signal);
+      log.info(`managed cluster csr "${name}" is auto approved by hub csr controller`, { key: name, reason: 'ManagedClusterCSRAutoApproved' });
+      return {};
+    }
+    await approve(csr, signal);
+    log.info(`managed cluster "${plan.cluster}" is auto approved.`, { key: name, reason: 'ManagedClusterAutoApproved' });
+    return {};
+  }
+
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
+  const onCsr = (o: CertificateSigningRequest): void => {
+    if (o.spec?.signerName === names.kubeApiserverClientSigner) controller.enqueue(o.metadata.name ?? '');
+  };
+  informers.csrs.addHandlers({ onAdd: onCsr, onUpdate: (_o, n) => onCsr(n) });
+  return controller;
+}

@@ -1,0 +1,125 @@
+// `ocm-ts hub --data-dir`: the embedded API server (OCM admission, CSR signer) with the hub CRDs, OCM's
+// bootstrap ClusterRole bound to a bootstrap token, and the hub controllers running against it over HTTPS.
+
+import { join } from 'node:path';
+import { HUB_CRD_NAMES, loadCrds } from '../api/crds.js';
+import type { ClusterRole, ClusterRoleBinding, Secret } from '../api/core.js';
+import { ocmAdmissionPlugins } from '../apiserver/admission/index.js';
+import { startEmbeddedApiServer, type ListenAddress } from '../apiserver/embedded.js';
+import { writeKubeconfig } from '../apiserver/pki/index.js';
+import { createKubeClient, isAlreadyExists } from '../client/index.js';
+import { resourceTypes } from '../client/resource-types.js';
+import type { KubeClient } from '../client/types.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { BOOTSTRAP_GROUP, bootstrapTokenSecret, HUB_TOKEN_LABEL, randomTokenPart, reusableToken } from './bootstrap-token.js';
+import { startHubManager, type HubManager } from './hub-manager.js';
+import { installCrds } from './install-crds.js';
+import type { HubOptions } from './options.js';
+import { BOOTSTRAP_CLUSTER_ROLE, bootstrapClusterRole } from './rbac-manifests.js';
+
+export interface EmbeddedHubOptions {
+  dataDir: string;
+  apiserverListen: ListenAddress;
+  clusterSigningDurationMs?: number;
+  bootstrapTokenTtlMs: number;
+  hubOptions: Readonly<HubOptions>;
+  /** HOST:PORT for the controllers' /healthz and /metrics. */
+  listen?: string;
+  log: Logger;
+  clock: Clock;
+  signal: AbortSignal;
+}
+
+export interface EmbeddedHub {
+  url: string;
+  adminKubeconfigPath: string;
+  bootstrapKubeconfigPath: string;
+  bootstrapTokenExpiresAt: string;
+  manager: HubManager;
+  close(): Promise<void>;
+}
+
+async function createOrUpdate<T extends ClusterRole | ClusterRoleBinding>(client: KubeClient, obj: T, signal: AbortSignal): Promise<void> {
+  const rc = client.resource<T>(obj.kind === 'ClusterRole' ? resourceTypes.clusterRoles : resourceTypes.clusterRoleBindings);
+  try {
+    await rc.create(obj, { signal });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    const cur = await rc.get(obj.metadata.name ?? '', { signal });
+    await rc.update({ ...obj, metadata: { ...obj.metadata, resourceVersion: cur.metadata.resourceVersion } }, { signal });
+  }
+}
+
+/** OCM's bootstrap ClusterRole (hub-controller.md §4.4) bound to the bootstrap token group, nothing more. */
+export async function ensureBootstrapRbac(client: KubeClient, signal: AbortSignal): Promise<void> {
+  await createOrUpdate(client, bootstrapClusterRole(), signal);
+  const binding: ClusterRoleBinding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: BOOTSTRAP_CLUSTER_ROLE },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: BOOTSTRAP_CLUSTER_ROLE },
+    subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: BOOTSTRAP_GROUP }],
+  };
+  await createOrUpdate(client, binding, signal);
+}
+
+/** Reuses a hub bootstrap token with at least a tenth of its TTL left, else creates a new one. */
+export async function ensureBootstrapToken(client: KubeClient, opts: { ttlMs: number; clock: Clock; signal: AbortSignal }): Promise<{ token: string; expiresAtMs: number; reused: boolean }> {
+  try {
+    await client.resource(resourceTypes.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } }, { signal: opts.signal });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+  const secrets = client.resource<Secret>(resourceTypes.secrets, 'kube-system');
+  const now = opts.clock.now();
+  const existing = await secrets.list({ labelSelector: `${HUB_TOKEN_LABEL}=true`, signal: opts.signal });
+  for (const s of existing.items) {
+    const r = reusableToken(s, now, opts.ttlMs / 10);
+    if (r) return { ...r, reused: true };
+  }
+  const id = randomTokenPart(6);
+  const secret = randomTokenPart(16);
+  const expiresAtMs = now + opts.ttlMs;
+  await secrets.create(bootstrapTokenSecret(id, secret, expiresAtMs), { signal: opts.signal });
+  return { token: `${id}.${secret}`, expiresAtMs, reused: false };
+}
+
+export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<EmbeddedHub> {
+  const log = opts.log;
+  const server = await startEmbeddedApiServer({
+    dataDir: opts.dataDir,
+    listen: opts.apiserverListen,
+    log: log.child({ component: 'apiserver' }),
+    admission: ocmAdmissionPlugins({ featureGates: { ...opts.hubOptions.featureGates }, clock: opts.clock }),
+    clock: opts.clock,
+    ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
+  });
+  const client = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath }, { log });
+  try {
+    await installCrds(client, loadCrds(HUB_CRD_NAMES), { clock: opts.clock, signal: opts.signal });
+    await ensureBootstrapRbac(client, opts.signal);
+    const tok = await ensureBootstrapToken(client, { ttlMs: opts.bootstrapTokenTtlMs, clock: opts.clock, signal: opts.signal });
+    const bootstrapKubeconfigPath = join(opts.dataDir, 'bootstrap.kubeconfig');
+    await writeKubeconfig({ path: bootstrapKubeconfigPath, server: server.url, caPem: server.pki.caPem, user: { token: tok.token }, contextName: 'bootstrap' });
+    const expires = new Date(tok.expiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    log.info(tok.reused ? 'reusing bootstrap token' : 'created bootstrap token', { expiresAt: expires, path: bootstrapKubeconfigPath });
+    const manager = await startHubManager({ client, options: opts.hubOptions, log, clock: opts.clock, signal: opts.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}) });
+    return {
+      url: server.url,
+      adminKubeconfigPath: server.adminKubeconfigPath,
+      bootstrapKubeconfigPath,
+      bootstrapTokenExpiresAt: expires,
+      manager,
+      async close() {
+        await manager.done;
+        client.close();
+        await server.close();
+      },
+    };
+  } catch (err) {
+    client.close();
+    await server.close();
+    throw err;
+  }
+}

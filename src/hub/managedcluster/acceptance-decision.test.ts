@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ManagedCluster } from '../../api/cluster.js';
+import { acceptedCondition, autoAcceptPatch, clusterBranch, type ClusterBranch } from './acceptance-decision.js';
+
+function mc(p: { accepts?: boolean; deleting?: boolean; acceptedStatus?: 'True' | 'False'; autoAnnotated?: boolean } = {}): ManagedCluster {
+  return {
+    metadata: {
+      name: 'c1',
+      ...(p.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+      ...(p.autoAnnotated ? { annotations: { 'open-cluster-management.io/automatically-accepted-on': '2026-01-01T00:00:00Z' } } : {}),
+    },
+    spec: { hubAcceptsClient: p.accepts ?? false },
+    status: p.acceptedStatus ? { conditions: [{ type: 'HubAcceptedManagedCluster', status: p.acceptedStatus, reason: 'x', message: '' }] } : {},
+  };
+}
+
+const cases: { name: string; input: [ManagedCluster | undefined, boolean]; expected: ClusterBranch }[] = [
+  { name: 'sync a deleted spoke cluster', input: [undefined, false], expected: 'gone' },
+  { name: 'deleting cluster', input: [mc({ accepts: true, deleting: true }), true], expected: 'deleting' },
+  { name: 'new cluster, never accepted', input: [mc(), false], expected: 'idle' },
+  { name: 'new cluster, condition False (denied before)', input: [mc({ acceptedStatus: 'False' }), false], expected: 'idle' },
+  { name: 'accept a spoke cluster', input: [mc({ accepts: true }), false], expected: 'accept' },
+  { name: 'deny an accepted spoke cluster', input: [mc({ acceptedStatus: 'True' }), false], expected: 'deny' },
+  { name: 'auto approval on, new cluster', input: [mc(), true], expected: 'autoAccept' },
+  { name: 'auto approval on, accepted but not annotated', input: [mc({ accepts: true, acceptedStatus: 'True' }), true], expected: 'autoAccept' },
+  { name: 'auto approval done once; admin denied later', input: [mc({ autoAnnotated: true, acceptedStatus: 'True' }), true], expected: 'deny' },
+];
+
+for (const c of cases) {
+  test(`clusterBranch: ${c.name}`, () => assert.equal(clusterBranch(...c.input), c.expected));
+}
+
+test('autoAcceptPatch sets the annotation and hubAcceptsClient only when false', () => {
+  const now = new Date('2025-01-02T03:04:05.678Z');
+  assert.deepEqual(autoAcceptPatch(mc(), now), {
+    metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': '2025-01-02T03:04:05Z' } },
+    spec: { hubAcceptsClient: true },
+  });
+  assert.deepEqual(autoAcceptPatch(mc({ accepts: true }), now), {
+    metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': '2025-01-02T03:04:05Z' } },
+  });
+});
+
+test('acceptedCondition: True without errors, False/Error with the text', () => {
+  assert.deepEqual(acceptedCondition(undefined), { type: 'HubAcceptedManagedCluster', status: 'True', reason: 'HubClusterAdminAccepted', message: 'Accepted by hub cluster admin' });
+  assert.equal(acceptedCondition('a\nb').reason, 'Error');
+  assert.equal(acceptedCondition('a\nb').message, 'a\nb');
+});

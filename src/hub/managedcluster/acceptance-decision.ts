@@ -1,0 +1,51 @@
+// Pure decisions of the ManagedCluster controller (hub-controller.md §5.1).
+
+import type { ManagedCluster } from '../../api/cluster.js';
+import { isConditionTrue, rfc3339 } from '../../api/conditions.js';
+import { annotations, conditionTypes, reasons } from '../../api/constants.js';
+import type { Condition } from '../../api/meta.js';
+
+export type ClusterBranch =
+  /** A: gone — remove RBAC. */
+  | 'gone'
+  /** B: deleting — remove RBAC, then the api-resource-cleanup finalizer. */
+  | 'deleting'
+  /** C: auto-accept once (gate on, annotation absent). */
+  | 'autoAccept'
+  /** D (never accepted): nothing to do. */
+  | 'idle'
+  /** D (was accepted): downgrade RBAC, condition False. */
+  | 'deny'
+  /** E: accept path. */
+  | 'accept';
+
+export function clusterBranch(cluster: ManagedCluster | undefined, autoApproval: boolean, driverAccepts = true): ClusterBranch {
+  if (!cluster) return 'gone';
+  if (cluster.metadata.deletionTimestamp) return 'deleting';
+  if (autoApproval && cluster.metadata.annotations?.[annotations.autoAcceptedOn] === undefined && driverAccepts) return 'autoAccept';
+  if (cluster.spec?.hubAcceptsClient !== true) {
+    return isConditionTrue(cluster.status?.conditions, conditionTypes.hubAccepted) ? 'deny' : 'idle';
+  }
+  return 'accept';
+}
+
+/** One merge patch (no resourceVersion): annotation = now, plus hubAcceptsClient when false. */
+export function autoAcceptPatch(cluster: ManagedCluster, now: Date): Record<string, unknown> {
+  const patch: Record<string, unknown> = { metadata: { annotations: { [annotations.autoAcceptedOn]: rfc3339(now) } } };
+  if (cluster.spec?.hubAcceptsClient !== true) patch['spec'] = { hubAcceptsClient: true };
+  return patch;
+}
+
+export function acceptedCondition(errorText: string | undefined): Condition {
+  if (errorText === undefined) {
+    return { type: conditionTypes.hubAccepted, status: 'True', reason: reasons.hubClusterAdminAccepted, message: 'Accepted by hub cluster admin' };
+  }
+  return { type: conditionTypes.hubAccepted, status: 'False', reason: reasons.error, message: errorText };
+}
+
+export const DENIED_CONDITION: Readonly<Condition> = Object.freeze({
+  type: conditionTypes.hubAccepted,
+  status: 'False',
+  reason: reasons.hubClusterAdminDenied,
+  message: 'Denied by hub cluster admin',
+});

@@ -1,0 +1,150 @@
+// ManagedClusterController (#1, hub-controller.md §5.1): namespace, RBAC, finalizer and the
+// HubAcceptedManagedCluster condition; auto-accept; cleanup on deny and delete.
+
+import type { ManagedCluster } from '../../api/cluster.js';
+import { setCondition } from '../../api/conditions.js';
+import { finalizers, labels as wellKnownLabels } from '../../api/constants.js';
+import type { KubeObject } from '../../api/meta.js';
+import { isNotFound } from '../../client/errors.js';
+import { resourceTypes } from '../../client/resource-types.js';
+import type { Controller, ReconcileResult } from '../../client/types.js';
+import { applyNamespace, applyRbacList, deleteRbacList } from '../common/apply.js';
+import type { HubContext } from '../common/context.js';
+import { aggregate, aggregateMessage, errorOf, RequeueError, requeueOf } from '../common/errors.js';
+import { addFinalizer, patchStatus, removeFinalizer } from '../common/writes.js';
+import { clusterLabels, clusterRoleBindings, clusterSpecificRbac } from '../rbac-manifests.js';
+import { acceptedCondition, autoAcceptPatch, clusterBranch, DENIED_CONDITION } from './acceptance-decision.js';
+
+export const CONTROLLER_NAME = 'ManagedClusterController';
+
+export function setupManagedClusterController(ctx: HubContext): Controller {
+  const { client, informers, options, clock } = ctx;
+  const log = ctx.log.child({ controller: CONTROLLER_NAME });
+  const clusters = client.resource<ManagedCluster>(resourceTypes.managedClusters);
+  const listers = {
+    clusterRoles: informers.clusterRoles.lister,
+    clusterRoleBindings: informers.clusterRoleBindings.lister,
+    roleBindings: informers.roleBindings.lister,
+  };
+  const autoApproval = options.featureGates['ManagedClusterAutoApproval'] === true;
+
+  /** Whether ns <c> still holds ManifestWorks (a hub without the CRD has none). */
+  async function hasManifestWorks(ns: string, signal: AbortSignal): Promise<boolean> {
+    try {
+      const list = await client.resource(resourceTypes.manifestWorks, ns).list({ signal, limit: 1 });
+      return list.items.length > 0;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Removes the §4.2 RoleBindings; releases the work RoleBinding finalizer once no works remain. */
+  async function removeRoleBindings(name: string, signal: AbortSignal): Promise<Error[]> {
+    const errors = await deleteRbacList(client, clusterRoleBindings(name, options.labels), signal);
+    if (await hasManifestWorks(name, signal)) {
+      errors.push(new RequeueError('cluster rbac cleanup requeue', options.timings.cleanupRequeueMs));
+      return errors;
+    }
+    const workRb = informers.roleBindings.lister.get(`open-cluster-management:managedcluster:${name}:work`, name);
+    if (workRb) {
+      try {
+        await removeFinalizer(client.resource<KubeObject>(resourceTypes.roleBindings, name), workRb, finalizers.manifestWorkCleanup, signal);
+      } catch (err) {
+        errors.push(errorOf(err));
+      }
+    }
+    return errors;
+  }
+
+  async function cleanup(name: string, signal: AbortSignal): Promise<Error[]> {
+    const errors = await deleteRbacList(client, clusterSpecificRbac(name, false, options.labels), signal);
+    errors.push(...(await removeRoleBindings(name, signal)));
+    return errors;
+  }
+
+  function finish(errors: Error[]): ReconcileResult {
+    const requeue = requeueOf(errors);
+    if (requeue !== undefined) return { requeueAfterMs: requeue };
+    const err = aggregate(errors);
+    if (err) throw err;
+    return {};
+  }
+
+  async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const cached = informers.clusters.lister.get(name);
+    const branch = clusterBranch(cached, autoApproval);
+    switch (branch) {
+      case 'gone':
+        return finish(await cleanup(name, signal));
+      case 'deleting': {
+        const errors = await cleanup(name, signal);
+        if (errors.length > 0) return finish(errors);
+        await removeFinalizer(clusters, cached!, finalizers.apiResourceCleanup, signal);
+        return {};
+      }
+      case 'autoAccept':
+        await clusters.patch(name, 'merge', autoAcceptPatch(cached!, new Date(clock.now())), { signal });
+        log.info('managed cluster auto accepted', { key: name });
+        return {};
+      case 'idle':
+        return {};
+      case 'deny':
+        return deny(cached!, signal);
+      case 'accept':
+        return accept(cached!, signal);
+    }
+  }
+
+  async function deny(cluster: ManagedCluster, signal: AbortSignal): Promise<ReconcileResult> {
+    const name = cluster.metadata.name ?? '';
+    log.info(`managed cluster ${name} is denied by hub cluster admin`, { key: name, reason: 'ManagedClusterDenied' });
+    const errors = await applyRbacList(client, listers, clusterSpecificRbac(name, false, options.labels), log, signal);
+    errors.length = 0; // §2.5: apply errors are logged and discarded
+    errors.push(...(await removeRoleBindings(name, signal)));
+    if (errors.length > 0) return finish(errors);
+    const status = { ...(cluster.status ?? {}), conditions: setCondition(cluster.status?.conditions, { ...DENIED_CONDITION }, new Date(clock.now())) };
+    await patchStatus(clusters, cluster, status, signal);
+    return {};
+  }
+
+  async function accept(cluster: ManagedCluster, signal: AbortSignal): Promise<ReconcileResult> {
+    const name = cluster.metadata.name ?? '';
+    const errors: Error[] = [];
+    try {
+      await applyNamespace(client, name, clusterLabels(name, options.labels), signal);
+    } catch (err) {
+      errors.push(new Error(`"namespace ${name}" (Namespace): ${errorOf(err).message}`, { cause: err }));
+    }
+    // Re-read after adding the finalizer so the status patch carries the fresh resourceVersion (§5.1 quirk).
+    const patched = await addFinalizer(clusters, cluster, finalizers.apiResourceCleanup, signal);
+    const current = patched ?? cluster;
+    const rbac = [...clusterSpecificRbac(name, true, options.labels), ...clusterRoleBindings(name, options.labels)];
+    await applyRbacList(client, listers, rbac, log, signal); // errors logged and discarded (§2.5)
+    const cond = acceptedCondition(errors.length === 0 ? undefined : aggregateMessage(errors));
+    const status = { ...(current.status ?? {}), conditions: setCondition(current.status?.conditions, cond, new Date(clock.now())) };
+    try {
+      if (await patchStatus(clusters, current, status, signal)) {
+        log.info(`managed cluster ${name} is accepted by hub cluster admin`, { key: name, reason: 'ManagedClusterAccepted' });
+      }
+    } catch (err) {
+      errors.push(errorOf(err));
+    }
+    return finish(errors);
+  }
+
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
+  informers.clusters.addHandlers({
+    onAdd: (o) => controller.enqueue(o.metadata.name ?? ''),
+    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
+    onDelete: (o) => controller.enqueue(o.metadata.name ?? ''),
+  });
+  const byLabel = (o: KubeObject): void => {
+    const c = o.metadata.labels?.[wellKnownLabels.clusterName];
+    if (c) controller.enqueue(c);
+  };
+  for (const inf of [informers.clusterRoles, informers.clusterRoleBindings, informers.roleBindings]) {
+    inf.addHandlers({ onAdd: byLabel, onUpdate: (_o, n) => byLabel(n), onDelete: byLabel });
+  }
+  return controller;
+}

@@ -1,0 +1,50 @@
+// ManagedClusterSetController (#6, hub-controller.md §5.8): ClusterSetEmpty from the member count.
+
+import type { ManagedCluster, ManagedClusterSet } from '../../api/cluster.js';
+import { setCondition } from '../../api/conditions.js';
+import { resourceTypes } from '../../client/resource-types.js';
+import type { Controller, ReconcileResult } from '../../client/types.js';
+import type { HubContext } from '../common/context.js';
+import { patchStatus } from '../common/writes.js';
+import { clusterSetEmptyCondition, setSelects, setsSelecting, symmetricDifference } from './cluster-set-selector.js';
+
+export const CONTROLLER_NAME = 'ManagedClusterSetController';
+
+export function setupManagedClusterSetController(ctx: HubContext): Controller {
+  const log = ctx.log.child({ controller: CONTROLLER_NAME });
+  const sets = ctx.client.resource<ManagedClusterSet>(resourceTypes.managedClusterSets);
+  async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const set = ctx.informers.clusterSets.lister.get(name);
+    if (!set || set.metadata.deletionTimestamp) return {};
+    let count = 0;
+    try {
+      for (const c of ctx.informers.clusters.lister.list()) if (setSelects(set, c.metadata.labels)) count++;
+    } catch (err) {
+      throw new Error(`failed to sync ManagedClusterSet "${name}": ${(err as Error).message}`, { cause: err });
+    }
+    const status = { ...(set.status ?? {}), conditions: setCondition(set.status?.conditions, clusterSetEmptyCondition(count), new Date(ctx.clock.now())) };
+    try {
+      await patchStatus(sets, set, status, signal);
+    } catch (err) {
+      throw new Error(`failed to sync ManagedClusterSet "${name}": failed to update status of ManagedClusterSet "${name}": ${(err as Error).message}`, { cause: err });
+    }
+    return {};
+  }
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
+  const enqueueAll = (names: readonly string[]): void => names.forEach((n) => controller.enqueue(n));
+  const all = (): ManagedClusterSet[] => ctx.informers.clusterSets.lister.list();
+  ctx.informers.clusterSets.addHandlers({
+    onAdd: (o) => controller.enqueue(o.metadata.name ?? ''),
+    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
+    onDelete: (o) => controller.enqueue(o.metadata.name ?? ''),
+  });
+  ctx.informers.clusters.addHandlers({
+    onAdd: (c: ManagedCluster) => enqueueAll(setsSelecting(all(), c.metadata.labels)),
+    onDelete: (c: ManagedCluster) => enqueueAll(setsSelecting(all(), c.metadata.labels)),
+    onUpdate: (o: ManagedCluster, n: ManagedCluster) => {
+      if (JSON.stringify(o.metadata.labels ?? {}) === JSON.stringify(n.metadata.labels ?? {})) return;
+      enqueueAll(symmetricDifference(setsSelecting(all(), o.metadata.labels), setsSelecting(all(), n.metadata.labels)));
+    },
+  });
+  return controller;
+}

@@ -1,0 +1,164 @@
+// The RBAC the hub creates for clusters (hub-controller.md §4): per-cluster ClusterRole/Binding, the two
+// RoleBindings in the cluster namespace, and the two common ClusterRoles. Pure builders.
+
+import {
+  clusterGroupName,
+  clusterRoleName,
+  finalizers,
+  GROUP_CLUSTER,
+  GROUP_REGISTER,
+  GROUP_ADDON,
+  GROUP_WORK,
+  labels as wellKnownLabels,
+  REGISTRATION_CLUSTER_ROLE,
+  registrationRoleBindingName,
+  WORK_CLUSTER_ROLE,
+  workRoleBindingName,
+} from '../api/constants.js';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, RbacSubject, RoleBinding } from '../api/core.js';
+import { semanticEqual } from './common/merge-patch.js';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const RBAC_API = 'rbac.authorization.k8s.io/v1';
+
+export type RbacKind = 'ClusterRole' | 'ClusterRoleBinding' | 'RoleBinding';
+export type RbacObject = ClusterRole | ClusterRoleBinding | RoleBinding;
+
+/** Labels on every per-cluster object: `--labels` ∪ {cluster-name: <c>} (cluster-name wins). */
+export function clusterLabels(cluster: string, extra: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...extra, [wellKnownLabels.clusterName]: cluster };
+}
+
+export function clusterSubjects(cluster: string): RbacSubject[] {
+  return [
+    { kind: 'Group', apiGroup: RBAC_GROUP, name: clusterGroupName(cluster) },
+    { kind: 'Group', apiGroup: RBAC_GROUP, name: `open-cluster-management:${cluster}` },
+  ];
+}
+
+export function clusterRoleRules(cluster: string, accepted: boolean): PolicyRule[] {
+  if (!accepted) return [{ apiGroups: [GROUP_CLUSTER], resources: ['managedclusters'], resourceNames: [cluster], verbs: ['get', 'list', 'watch'] }];
+  return [
+    { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['create', 'get', 'list', 'watch'] },
+    { apiGroups: [GROUP_REGISTER], resources: ['managedclusters/clientcertificates'], verbs: ['renew'] },
+    { apiGroups: [GROUP_CLUSTER], resources: ['managedclusters'], resourceNames: [cluster], verbs: ['get', 'list', 'update', 'watch'] },
+    { apiGroups: [GROUP_CLUSTER], resources: ['managedclusters/status'], resourceNames: [cluster], verbs: ['patch', 'update'] },
+  ];
+}
+
+/** §4.1: ClusterRole then ClusterRoleBinding `open-cluster-management:managedcluster:<c>`. */
+export function clusterSpecificRbac(cluster: string, accepted: boolean, extra: Readonly<Record<string, string>>): [ClusterRole, ClusterRoleBinding] {
+  const name = clusterRoleName(cluster);
+  return [
+    { apiVersion: RBAC_API, kind: 'ClusterRole', metadata: { name, labels: clusterLabels(cluster, extra) }, rules: clusterRoleRules(cluster, accepted) },
+    {
+      apiVersion: RBAC_API,
+      kind: 'ClusterRoleBinding',
+      metadata: { name, labels: clusterLabels(cluster, extra) },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
+      subjects: clusterSubjects(cluster),
+    },
+  ];
+}
+
+/** §4.2: registration then work RoleBinding in namespace <c>; the work one carries the work finalizer. */
+export function clusterRoleBindings(cluster: string, extra: Readonly<Record<string, string>>): [RoleBinding, RoleBinding] {
+  return [
+    {
+      apiVersion: RBAC_API,
+      kind: 'RoleBinding',
+      metadata: { name: registrationRoleBindingName(cluster), namespace: cluster, labels: clusterLabels(cluster, extra) },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: REGISTRATION_CLUSTER_ROLE },
+      subjects: clusterSubjects(cluster),
+    },
+    {
+      apiVersion: RBAC_API,
+      kind: 'RoleBinding',
+      metadata: {
+        name: workRoleBindingName(cluster),
+        namespace: cluster,
+        labels: clusterLabels(cluster, extra),
+        finalizers: [finalizers.manifestWorkCleanup],
+      },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: WORK_CLUSTER_ROLE },
+      subjects: clusterSubjects(cluster),
+    },
+  ];
+}
+
+/** §4.3: the common ClusterRoles, registration then work; cluster-name label is empty. */
+export function commonClusterRoles(extra: Readonly<Record<string, string>>): [ClusterRole, ClusterRole] {
+  const lbl = { ...extra, [wellKnownLabels.clusterName]: '' };
+  return [
+    {
+      apiVersion: RBAC_API,
+      kind: 'ClusterRole',
+      metadata: { name: REGISTRATION_CLUSTER_ROLE, labels: { ...lbl } },
+      rules: [
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'update'] },
+        { apiGroups: [GROUP_ADDON], resources: ['managedclusteraddons'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [GROUP_ADDON], resources: ['managedclusteraddons/status'], verbs: ['patch', 'update'] },
+        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
+      ],
+    },
+    {
+      apiVersion: RBAC_API,
+      kind: 'ClusterRole',
+      metadata: { name: WORK_CLUSTER_ROLE, labels: { ...lbl } },
+      rules: [
+        { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
+        { apiGroups: [GROUP_WORK], resources: ['manifestworks'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+        { apiGroups: [GROUP_WORK], resources: ['manifestworks/status'], verbs: ['patch', 'update'] },
+      ],
+    },
+  ];
+}
+
+/** §4.4: OCM's bootstrap ClusterRole (deployment-provided; the embedded hub installs it). */
+export const BOOTSTRAP_CLUSTER_ROLE = 'open-cluster-management:bootstrap';
+export function bootstrapClusterRole(): ClusterRole {
+  return {
+    apiVersion: RBAC_API,
+    kind: 'ClusterRole',
+    metadata: { name: BOOTSTRAP_CLUSTER_ROLE },
+    rules: [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+      { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['create', 'get', 'list', 'watch'] },
+      { apiGroups: [GROUP_CLUSTER], resources: ['managedclusters'], verbs: ['get', 'create', 'list', 'watch'] },
+      { apiGroups: [GROUP_CLUSTER], resources: ['managedclustersets/join'], verbs: ['create'] },
+    ],
+  };
+}
+
+/**
+ * Merge required into existing as the reference applier does (§2.5): labels/annotations merged (extra keys
+ * kept), content (rules, or subjects + roleRef) replaced. Returns the object to update, or undefined.
+ */
+export function mergeRbacForUpdate<T extends RbacObject>(existing: T, required: T): T | undefined {
+  const exLabels = existing.metadata.labels ?? {};
+  const exAnn = existing.metadata.annotations ?? {};
+  const labels = { ...exLabels, ...(required.metadata.labels ?? {}) };
+  const annotations = { ...exAnn, ...(required.metadata.annotations ?? {}) };
+  const metaChanged = !sameMap(exLabels, labels) || !sameMap(exAnn, annotations);
+  let contentChanged: boolean;
+  const out = structuredClone(existing) as T;
+  out.metadata.labels = labels;
+  if (Object.keys(annotations).length > 0) out.metadata.annotations = annotations;
+  if (required.kind === 'ClusterRole' || required.kind === 'Role') {
+    const r = required as ClusterRole;
+    contentChanged = !semanticEqual((existing as ClusterRole).rules, r.rules);
+    (out as ClusterRole).rules = structuredClone(r.rules ?? []);
+  } else {
+    const r = required as ClusterRoleBinding;
+    const e = existing as ClusterRoleBinding;
+    contentChanged = !semanticEqual(e.subjects, r.subjects) || !semanticEqual(e.roleRef, r.roleRef);
+    (out as ClusterRoleBinding).subjects = structuredClone(r.subjects ?? []);
+    (out as ClusterRoleBinding).roleRef = structuredClone(r.roleRef);
+  }
+  return metaChanged || contentChanged ? out : undefined;
+}
+
+function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}

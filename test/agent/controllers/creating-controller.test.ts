@@ -1,0 +1,66 @@
+// Creating controller C against a real hub (spoke-agent.md §12, §18.5).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ManagedCluster } from '../../../src/api/cluster.js';
+import { resourceTypes } from '../../../src/client/resource-types.js';
+import { nullLogger } from '../../../src/util/logger.js';
+import { createCreatingController } from '../../../src/agent/managedcluster/index.js';
+import { startClusters, type Clusters } from './clusters.js';
+import { waitFor } from '../../helpers/wait-for.js';
+
+let env: Clusters;
+before(async () => {
+  env = await startClusters({ spoke: false });
+});
+after(async () => {
+  await env?.stop();
+});
+
+const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+
+test('create a new cluster: client config {url, caBundle} and only the agent-prefixed annotation', async () => {
+  const c = createCreatingController({
+    clusterName: 'create-new',
+    bootstrapClient: env.hubAdmin,
+    clusterAnnotations: { 'agent.open-cluster-management.io/test': 'true', 'other.io/x': 'dropped' },
+    spokeExternalServerUrls: ['https://spoke.example.com:6443'],
+    spokeCaBundle: ca,
+    log: nullLogger(),
+  });
+  const ac = new AbortController();
+  const running = c.run(ac.signal);
+  const mc = await waitFor(async () => {
+    try {
+      return await env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters).get('create-new');
+    } catch {
+      return undefined;
+    }
+  });
+  ac.abort();
+  await running;
+  assert.deepEqual(mc.spec?.managedClusterClientConfigs, [{ url: 'https://spoke.example.com:6443', caBundle: ca.toString('base64') }]);
+  assert.deepEqual(mc.metadata.annotations, { 'agent.open-cluster-management.io/test': 'true' });
+  assert.equal(mc.spec?.hubAcceptsClient, false);
+});
+
+test('an existing cluster is updated only when the number of client configs changes', async () => {
+  const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
+  await clusters.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'existing' }, spec: { hubAcceptsClient: true } });
+  const before1 = await clusters.get('existing');
+
+  // same count (0 URLs): nothing written, annotations are create-only
+  const noop = createCreatingController({ clusterName: 'existing', bootstrapClient: env.hubAdmin, clusterAnnotations: { 'agent.open-cluster-management.io/a': 'b' }, log: nullLogger() });
+  await noop.sync(new AbortController().signal);
+  assert.equal((await clusters.get('existing')).metadata.resourceVersion, before1.metadata.resourceVersion);
+
+  const c = createCreatingController({ clusterName: 'existing', bootstrapClient: env.hubAdmin, spokeExternalServerUrls: ['https://a:6443', 'https://b:6443'], spokeCaBundle: ca, log: nullLogger() });
+  await c.sync(new AbortController().signal);
+  const after1 = await clusters.get('existing');
+  assert.deepEqual(after1.spec?.managedClusterClientConfigs?.map((x) => x.url), ['https://a:6443', 'https://b:6443']);
+  assert.equal(after1.spec?.hubAcceptsClient, true, 'hubAcceptsClient never modified');
+  assert.equal(after1.metadata.annotations?.['agent.open-cluster-management.io/a'], undefined);
+
+  // again: unchanged count → no write
+  await c.sync(new AbortController().signal);
+  assert.equal((await clusters.get('existing')).metadata.resourceVersion, after1.metadata.resourceVersion);
+});

@@ -1,0 +1,114 @@
+// Malformed and refused requests get the right Status code and reason, and the server keeps serving.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
+import { rawClient, type RawClient } from '../helpers/raw-client.js';
+
+describe('apiserver bad input', () => {
+  let srv: TestApiServer;
+  let raw: RawClient;
+  before(async () => {
+    srv = await startTestApiServer();
+    raw = rawClient(srv.kubeConfig);
+  });
+  after(async () => {
+    raw.close();
+    await srv.stop();
+  });
+
+  const CM = '/api/v1/namespaces/default/configmaps';
+  const cases: { name: string; method: string; path: string; body?: string | object; headers?: Record<string, string>; code: number; reason: string; message?: RegExp }[] = [
+    { name: 'malformed JSON', method: 'POST', path: CM, body: '{"metadata":', code: 400, reason: 'BadRequest' },
+    { name: 'malformed YAML', method: 'POST', path: CM, body: 'a: [b', headers: { 'content-type': 'application/yaml' }, code: 400, reason: 'BadRequest' },
+    { name: 'protobuf body', method: 'POST', path: CM, body: 'x', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' }, code: 415, reason: 'UnsupportedMediaType' },
+    { name: 'unknown resource', method: 'GET', path: '/api/v1/widgets', code: 404, reason: 'NotFound', message: /^the server could not find the requested resource$/ },
+    { name: 'unknown group', method: 'GET', path: '/apis/nope.example.com/v1', code: 404, reason: 'NotFound' },
+    { name: 'bad name', method: 'POST', path: CM, body: { metadata: { name: 'Bad_Name' } }, code: 422, reason: 'Invalid', message: /^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/ },
+    { name: 'bad label', method: 'POST', path: CM, body: { metadata: { name: 'ok', labels: { 'a b': 'x' } } }, code: 422, reason: 'Invalid' },
+    { name: 'missing name', method: 'POST', path: CM, body: { metadata: {} }, code: 422, reason: 'Invalid', message: /metadata.name: Required value/ },
+    { name: 'apiVersion mismatch', method: 'POST', path: CM, body: { apiVersion: 'v2', kind: 'ConfigMap', metadata: { name: 'x' } }, code: 400, reason: 'BadRequest', message: /^the API version in the data \(v2\) does not match the expected API version \(v1\)$/ },
+    { name: 'kind mismatch', method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }, code: 400, reason: 'BadRequest' },
+    { name: 'namespace mismatch', method: 'POST', path: CM, body: { metadata: { name: 'x', namespace: 'kube-system' } }, code: 400, reason: 'BadRequest', message: /^the namespace of the provided object does not match the namespace sent on the request$/ },
+    { name: 'resourceVersion on create', method: 'POST', path: CM, body: { metadata: { name: 'x', resourceVersion: '5' } }, code: 500, reason: 'InternalError', message: /resourceVersion should not be set on objects to be created/ },
+    { name: 'invalid label selector', method: 'GET', path: `${CM}?labelSelector=a%20in%20(`, code: 400, reason: 'BadRequest' },
+    { name: 'unsupported field selector', method: 'GET', path: `${CM}?fieldSelector=spec.foo%3Dx`, code: 400, reason: 'BadRequest', message: /^field label not supported: spec.foo$/ },
+    { name: 'bad continue token', method: 'GET', path: `${CM}?limit=1&continue=garbage`, code: 400, reason: 'BadRequest' },
+    { name: 'bad resourceVersionMatch', method: 'GET', path: `${CM}?resourceVersion=1&resourceVersionMatch=Sometimes`, code: 422, reason: 'Invalid' },
+    { name: 'unsupported patch type', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: '{}', headers: { 'content-type': 'application/xml' }, code: 415, reason: 'UnsupportedMediaType' },
+    { name: 'JSON patch not an array', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: '{}', headers: { 'content-type': 'application/json-patch+json' }, code: 400, reason: 'BadRequest' },
+    { name: 'apply without fieldManager', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: '{}', headers: { 'content-type': 'application/apply-patch+yaml' }, code: 422, reason: 'Invalid' },
+    { name: 'verb not supported', method: 'DELETE', path: '/api/v1/namespaces', code: 405, reason: 'MethodNotAllowed' },
+    { name: 'protobuf only Accept', method: 'GET', path: CM, headers: { accept: 'application/vnd.kubernetes.protobuf' }, code: 406, reason: 'NotAcceptable' },
+    { name: 'bad dryRun', method: 'POST', path: `${CM}?dryRun=Some`, body: { metadata: { name: 'x' } }, code: 400, reason: 'BadRequest' },
+    { name: 'name mismatch on update', method: 'PUT', path: `${CM}/kube-root-ca.crt`, body: { metadata: { name: 'other' } }, code: 400, reason: 'BadRequest', message: /^the name of the object \(other\) does not match the name on the URL \(kube-root-ca.crt\)$/ },
+    { name: 'sendInitialEvents on list', method: 'GET', path: `${CM}?sendInitialEvents=true`, code: 422, reason: 'Invalid' },
+  ];
+  for (const c of cases) {
+    it(`should answer ${c.code} ${c.reason} for ${c.name}`, async () => {
+      const res = await raw.request(c.method, c.path, { ...(c.body !== undefined ? { body: c.body } : {}), ...(c.headers ? { headers: c.headers } : {}) });
+      assert.equal(res.status, c.code, res.text);
+      assert.equal(res.headers['content-type'], 'application/json');
+      assert.equal(res.json.kind, 'Status');
+      assert.equal(res.json.reason, c.reason);
+      assert.equal(res.json.code, c.code);
+      if (c.message) assert.match(res.json.message, c.message);
+    });
+  }
+
+  it('should answer 413 for a body above 3 MiB and keep serving', async () => {
+    const big = JSON.stringify({ metadata: { name: 'big' }, data: { a: 'x'.repeat(3 * 1024 * 1024) } });
+    const res = await raw.request('POST', CM, { body: big });
+    assert.equal(res.status, 413);
+    assert.equal(res.json.reason, 'RequestEntityTooLarge');
+    const ok = await raw.request('GET', '/livez');
+    assert.equal(ok.status, 200);
+    assert.equal(ok.text, 'ok');
+  });
+
+  it('should serve version, health and openapi endpoints', async () => {
+    for (const p of ['/version', '/version/']) {
+      const v = await raw.request('GET', p);
+      assert.equal(v.status, 200);
+      assert.match(v.json.gitVersion, /^v1\.\d+\.\d+/);
+    }
+    const verbose = await raw.request('GET', '/readyz?verbose');
+    assert.match(verbose.text, /\[\+\]ping ok\n[\s\S]*readyz check passed\n$/);
+    assert.equal((await raw.request('GET', '/healthz/ping')).text, 'ok');
+    const oa = await raw.request('GET', '/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    assert.equal(oa.status, 200);
+    assert.equal(oa.headers['content-type'], 'application/octet-stream');
+    assert.equal(oa.text, '\n\u00032.0');
+    assert.equal((await raw.request('GET', '/openapi/v3')).status, 404);
+  });
+
+  it('should answer anonymous requests by RBAC: livez allowed, secrets forbidden', async () => {
+    const anon = rawClient(srv.kubeConfig, { anonymous: true });
+    try {
+      assert.equal((await anon.request('GET', '/livez')).status, 200);
+      const res = await anon.request('GET', '/api/v1/secrets');
+      assert.equal(res.status, 403);
+      assert.equal(res.json.message, 'secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" at the cluster scope');
+    } finally {
+      anon.close();
+    }
+  });
+
+  it('should paginate consistently with limit/continue', async () => {
+    await raw.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'pages' } } });
+    for (let i = 0; i < 5; i++) await raw.request('POST', '/api/v1/namespaces/pages/secrets', { body: { metadata: { name: `s${i}` } } });
+    const p1 = await raw.request('GET', '/api/v1/namespaces/pages/secrets?limit=2');
+    assert.equal(p1.json.items.length, 2);
+    assert.ok(p1.json.metadata.continue);
+    await raw.request('DELETE', '/api/v1/namespaces/pages/secrets/s4');
+    const names = p1.json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
+    let token = p1.json.metadata.continue;
+    while (token) {
+      const p = await raw.request('GET', `/api/v1/namespaces/pages/secrets?limit=2&continue=${encodeURIComponent(token)}`);
+      assert.equal(p.json.metadata.resourceVersion, p1.json.metadata.resourceVersion);
+      names.push(...p.json.items.map((i: { metadata: { name: string } }) => i.metadata.name));
+      token = p.json.metadata.continue;
+    }
+    assert.deepEqual(names, ['s0', 's1', 's2', 's3', 's4']);
+  });
+});

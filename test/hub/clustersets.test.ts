@@ -1,0 +1,65 @@
+// Cluster sets, bindings and managed namespaces against the embedded server (hub-controller.md §5.8–5.11).
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding } from '../../src/api/cluster.js';
+import { isNotFound, resourceTypes } from '../../src/client/index.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { startHubFixture, type HubFixture } from './hub-fixture.js';
+
+let fx: HubFixture;
+before(async () => {
+  fx = await startHubFixture();
+});
+after(async () => fx?.stop());
+
+const sets = () => fx.admin.resource<ManagedClusterSet>(resourceTypes.managedClusterSets);
+const mcs = () => fx.admin.resource<ManagedCluster>(resourceTypes.managedClusters);
+const emptyCond = async (name: string) => (await sets().get(name)).status?.conditions?.find((c) => c.type === 'ClusterSetEmpty');
+
+test('default and global sets are created and their selector is restored', async () => {
+  const d = await waitFor(() => sets().get('default'), 5000);
+  assert.deepEqual(d.spec?.clusterSelector, { selectorType: 'ExclusiveClusterSetLabel' });
+  const g = await waitFor(() => sets().get('global'), 5000);
+  assert.deepEqual(g.spec?.clusterSelector, { selectorType: 'LabelSelector', labelSelector: {} });
+  await sets().update({ ...g, spec: { clusterSelector: { selectorType: 'LabelSelector', labelSelector: { matchLabels: { a: 'b' } } }, managedNamespaces: [{ name: 'keep-me' }] } });
+  await waitFor(async () => JSON.stringify((await sets().get('global')).spec?.clusterSelector) === JSON.stringify({ selectorType: 'LabelSelector', labelSelector: {} }), 5000);
+  assert.deepEqual((await sets().get('global')).spec?.managedNamespaces, [{ name: 'keep-me' }]);
+  await sets().delete('default');
+  await waitFor(async () => {
+    try {
+      return (await sets().get('default')).metadata.uid !== d.metadata.uid;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }, 5000);
+});
+
+test('ClusterSetEmpty follows membership; managed namespaces are published to members', async () => {
+  await sets().create({ metadata: { name: 'prod' }, spec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' }, managedNamespaces: [{ name: 'app-b' }, { name: 'app-a' }] } });
+  await waitFor(async () => (await emptyCond('prod'))?.reason === 'NoClusterMatched', 5000);
+  await mcs().create({ metadata: { name: 'm1', labels: { 'cluster.open-cluster-management.io/clusterset': 'prod' } }, spec: { hubAcceptsClient: false } });
+  await waitFor(async () => (await emptyCond('prod'))?.message === '1 ManagedClusters selected', 5000);
+  await waitFor(async () => (await emptyCond('global'))?.reason === 'ClustersSelected', 5000);
+  // global carries managedNamespaces [keep-me] from the previous test; entries sorted by set, then name
+  const want = [{ name: 'keep-me', clusterSet: 'global' }, { name: 'app-a', clusterSet: 'prod' }, { name: 'app-b', clusterSet: 'prod' }];
+  await waitFor(async () => JSON.stringify((await mcs().get('m1')).status?.managedNamespaces) === JSON.stringify(want), 5000);
+  // moving the cluster out of the set: prod becomes empty and its namespaces are withdrawn
+  await mcs().patch('m1', 'merge', { metadata: { labels: { 'cluster.open-cluster-management.io/clusterset': 'default' } } });
+  await waitFor(async () => (await emptyCond('prod'))?.reason === 'NoClusterMatched', 5000);
+  await waitFor(async () => JSON.stringify((await mcs().get('m1')).status?.managedNamespaces) === JSON.stringify([{ name: 'keep-me', clusterSet: 'global' }]), 5000);
+});
+
+test('bindings are Bound while their set exists', async () => {
+  await fx.admin.resource(resourceTypes.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team1' } });
+  const bindings = fx.admin.resource<ManagedClusterSetBinding>(resourceTypes.managedClusterSetBindings, 'team1');
+  await bindings.create({ metadata: { name: 'staging', namespace: 'team1' }, spec: { clusterSet: 'staging' } });
+  const bound = async () => (await bindings.get('staging')).status?.conditions?.find((c) => c.type === 'Bound');
+  await waitFor(async () => (await bound())?.reason === 'ClusterSetNotFound', 5000);
+  await sets().create({ metadata: { name: 'staging' }, spec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } } });
+  await waitFor(async () => (await bound())?.reason === 'ClusterSetBound', 5000);
+  assert.equal((await bound())?.status, 'True');
+  await sets().delete('staging');
+  await waitFor(async () => (await bound())?.status === 'False', 5000);
+});
