@@ -1,8 +1,30 @@
 import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { realClock } from '../util/clock.js';
+import { runDemo } from './demo.js';
+import { parseDurationFlag } from './duration-flag.js';
+import { CliUsageError } from './usage-error.js';
 
-// Placeholder until the demo component lands; replaced by its owner.
 export function registerDemoCommand(program: Command): void {
-  program.command('demo').description('(demo: not yet available)').action(() => {
-    throw new Error('demo is not available in this build yet');
-  });
+  program
+    .command('demo')
+    .description('run a hub and N embedded spoke clusters with registration agents; show the fleet until Ctrl-C')
+    .option('--clusters <n>', 'number of spoke clusters', '3')
+    .option('--data-dir <dir>', 'where the hub and spokes keep their state', '.ocm-ts-demo')
+    .option('--refresh <duration>', 'redraw period of the fleet table', '2s')
+    .action(async (flags: { clusters: string; dataDir: string; refresh: string }) => {
+      const n = Number(flags.clusters);
+      if (!Number.isInteger(n) || n < 1 || n > 50) throw new CliUsageError(`--clusters must be a whole number from 1 to 50, got "${flags.clusters}"`);
+      const refreshMs = parseDurationFlag('--refresh', flags.refresh);
+      const ac = new AbortController();
+      const stop = (): void => ac.abort(new Error('interrupted'));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await runDemo({ dataDir: resolve(flags.dataDir), clusters: n, refreshMs: Math.max(200, refreshMs), clock: realClock, signal: ac.signal, out: process.stdout });
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    });
 }
