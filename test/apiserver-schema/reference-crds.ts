@@ -1,5 +1,5 @@
-// Test helpers: the real OCM CRDs of /work/shared/reference/crds (read-only reference data, present
-// on the team's machines). Tests that need them skip with `REFERENCE_CRDS_MISSING` as the reason.
+// Test helpers: the real OCM CRDs of shared/reference/crds (read-only reference data that sits beside
+// the repository on the team's machines and in CI). Tests that need them skip with `REFERENCE_CRDS_MISSING` as the reason.
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,7 +7,11 @@ import { parse } from 'yaml';
 import type { KubeObject } from '../../src/api/meta.js';
 import type { JSONSchemaProps } from '../../src/apiserver/registry/schema/types.js';
 
-export const REFERENCE_CRDS = process.env['OCM_TS_REFERENCE_CRDS'] ?? '/work/shared/reference/crds';
+import { fileURLToPath } from 'node:url';
+
+const besideRepo = fileURLToPath(new URL('../../../shared/reference/crds', import.meta.url));
+export const REFERENCE_CRDS =
+  process.env['OCM_TS_REFERENCE_CRDS'] ?? (existsSync(besideRepo) ? besideRepo : '/work/shared/reference/crds');
 
 /** A skip reason when the reference CRDs are not on this machine, else false. */
 export const REFERENCE_CRDS_MISSING: string | false = existsSync(REFERENCE_CRDS) ? false : `reference CRDs not found at ${REFERENCE_CRDS}`;
