@@ -7,6 +7,8 @@ import { gateEnabled } from './options/agent-options.js';
 import { createCreatingController } from './managedcluster/creating-controller.js';
 import { createStatusController } from './managedcluster/status-controller.js';
 import { createLeaseController } from './lease/index.js';
+import { createAddonLeaseController, createAddonRegistrationController, createAddonRegistrationStarter, type KubeClientDriver } from './addon/index.js';
+import { createHubAcceptController, createHubTimeoutController, selectBootstrapKubeconfigIndex } from './hubs/index.js';
 
 export function defaultControllerSet(): AgentControllerSet {
   return {
@@ -45,12 +47,43 @@ export function defaultControllerSet(): AgentControllerSet {
         }),
       );
       if (gateEnabled(i.options, 'AddonManagement')) {
-        // H (ManagedClusterAddOnLeaseController) and I (AddOnRegistrationController): see addon/.
+        const common = { hubClient: i.hubClient, hubInformers: i.hubInformers, spokeClient: i.spokeClient, managementClient: i.managementClient, log: i.log, clock: i.clock };
+        out.push(createAddonLeaseController({ clusterName: i.clusterName, ...common, resyncMs: i.options.timings.addonLeaseSyncMs }));
+        const auth = i.options.addonKubeclientRegistrationAuth as KubeClientDriver;
+        out.push(
+          createAddonRegistrationController({
+            clusterName: i.clusterName,
+            ...common,
+            addonKubeClientRegistrationAuth: auth,
+            startRegistration: createAddonRegistrationStarter({
+              ...common,
+              bootstrapKubeconfigPath: i.bootstrapKubeconfigFile,
+              clientCertExpirationSeconds: i.options.clientCertExpirationSeconds,
+              secretResyncMs: i.options.timings.registerResyncMs,
+              random: i.random,
+            }),
+          }),
+        );
       }
       if (gateEnabled(i.options, 'MultipleHubs')) {
-        // K (HubAcceptController) and L (HubTimeoutController): see hubs/.
+        const onRestart = (reason: string): void => {
+          i.log.info(reason);
+          i.cancel(reason);
+        };
+        out.push(createHubAcceptController({ clusterName: i.clusterName, hubInformers: i.hubInformers, onRestart, log: i.log, clock: i.clock }));
+        out.push(
+          createHubTimeoutController({
+            clusterName: i.clusterName,
+            hubClient: i.hubClient,
+            hubConnectionTimeoutSeconds: i.options.hubConnectionTimeoutSeconds,
+            onRestart,
+            log: i.log,
+            clock: i.clock,
+          }),
+        );
       }
       return out;
     },
+    selectBootstrapKubeconfig: (input) => selectBootstrapKubeconfigIndex(input),
   };
 }

@@ -94,15 +94,12 @@ function invalid(field: string, value: unknown, detail: string): string {
   return `${field}: Invalid value: ${rendered}: ${detail}`;
 }
 
-/**
- * Validates one requirement as labels.NewRequirement does; throws SelectorParseError. `path` is the
- * field path prefix used in messages ('' for string selectors, which kube renders as `<nil>`).
- */
-function newRequirement(key: string, operator: LabelOperator, rawValues: string[], path: string): LabelRequirement {
+/** Validates one requirement as labels.NewRequirement does (paths `key`, `values[i]`); throws SelectorParseError. */
+function newRequirement(key: string, operator: LabelOperator, rawValues: string[]): LabelRequirement {
   const keyErrs = labelKeyProblems(key);
-  if (keyErrs.length > 0) throw new SelectorParseError(invalid(path || '<nil>', key, keyErrs.join('; ')));
+  if (keyErrs.length > 0) throw new SelectorParseError(invalid('key', key, keyErrs.join('; ')));
   const values = [...new Set(rawValues)].sort();
-  const valuesPath = path ? `${path}.values` : 'values';
+  const valuesPath = 'values';
   const errs: string[] = [];
   switch (operator) {
     case 'In':
@@ -233,11 +230,11 @@ class LabelParser {
     const la = this.peek(true).kind;
     if (negated || la === 'end' || la === 'comma') {
       // `!k` is DoesNotExist even when something follows; the caller then reports the stray token.
-      return newRequirement(key, negated ? 'DoesNotExist' : 'Exists', [], '');
+      return newRequirement(key, negated ? 'DoesNotExist' : 'Exists', []);
     }
     const op = this.operator();
     const values = op === 'In' || op === 'NotIn' ? this.setValues() : this.exactValue();
-    return newRequirement(key, op, values, '');
+    return newRequirement(key, op, values);
   }
 
   private operator(): LabelOperator {
@@ -390,12 +387,12 @@ export function labelSelectorFromObject(obj: LabelSelectorObject | null | undefi
   if (obj === null || obj === undefined) return { requirements: [], matchNothing: true };
   const reqs: LabelRequirement[] = [];
   for (const [k, v] of Object.entries(obj.matchLabels ?? {})) {
-    reqs.push(newRequirement(k, 'Equals', [v], 'matchLabels'));
+    reqs.push(newRequirement(k, 'Equals', [v]));
   }
   for (const expr of obj.matchExpressions ?? []) {
     const op = OBJECT_OPERATORS[expr.operator];
     if (!op) throw new SelectorParseError(`${JSON.stringify(expr.operator)} is not a valid label selector operator`);
-    reqs.push(newRequirement(expr.key, op, expr.values ?? [], 'matchExpressions'));
+    reqs.push(newRequirement(expr.key, op, expr.values ?? []));
   }
   reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { requirements: reqs };

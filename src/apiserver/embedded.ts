@@ -6,7 +6,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer } from './auth/index.js';
+import {
+  accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer, createServiceAccountTokens,
+} from './auth/index.js';
 import type { ServerTimings } from './http/server-context.js';
 import type { AdmissionPlugin, BuiltinController } from './pipeline.js';
 import { ensureAdminKubeconfig, ensurePki, type Pki } from './pki/index.js';
@@ -17,6 +19,9 @@ import { openSqliteStore } from './storage/sqlite-store.js';
 import type { Store } from './storage/types.js';
 import { schemaOps } from './registry/schema-ops.js';
 import { csrExtensions } from './registry/csr-extensions.js';
+
+/** `iss` of service-account tokens issued by TokenRequest (and accepted by the authenticator). */
+export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc';
 
 export interface ListenAddress {
   host: string;
@@ -41,6 +46,8 @@ export interface EmbeddedApiServerOptions {
   /** Storage retention (default: 1000 revisions and 5 minutes). */
   retention?: { minRevisions: number; minAgeMs: number };
   extraSans?: string[];
+  /** Events older than this are deleted (default 1 h). */
+  eventTtlMs?: number;
 }
 
 export interface EmbeddedApiServer {
@@ -60,7 +67,10 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
   const store = openSqliteStore({ path: join(opts.dataDir, 'state.db'), log, clock, ...(opts.retention ? { retention: opts.retention } : {}) });
   let stopCompactor: (() => void) | undefined;
   try {
-    const authenticator = createAuthenticator({ store, pki, clock, log, ...(opts.tokenFile ? { tokenFile: opts.tokenFile } : {}) });
+    const saTokens = createServiceAccountTokens({ keyPem: pki.serviceAccountKeyPem, issuer: SERVICE_ACCOUNT_ISSUER, store, clock });
+    const authenticator = createAuthenticator({
+      store, pki, clock, log, serviceAccountTokens: saTokens, ...(opts.tokenFile ? { tokenFile: opts.tokenFile } : {}),
+    });
     const authorizer = createAuthorizer(store, { log });
     const csr = csrExtensions({ store, pki, clock, log, ...(opts.clusterSigningDurationMs ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}) });
     const virtualResources: VirtualResource[] = accessReviewResources(authorizer);
@@ -76,11 +86,19 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
       admission: [...csr.admission, ...(opts.admission ?? [])],
       controllers: [...csr.controllers, ...(opts.extraControllers ?? [])],
       strategies,
+      subresources: {
+        '/serviceaccounts': [{
+          name: 'token', mode: 'create', verbs: ['create'],
+          kind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+          create: (body, c) => saTokens.handleTokenRequest(body, c.namespace, c.name),
+        }],
+      },
       virtualResources,
       bootstrapObjects: bootstrapPolicyObjects(),
       schemaOps: schemaOps(),
       caPem: pki.caPem,
       clock,
+      ...(opts.eventTtlMs !== undefined ? { eventTtlMs: opts.eventTtlMs } : {}),
       ...(opts.timings ? { timings: opts.timings } : {}),
     });
     authorizer.start();

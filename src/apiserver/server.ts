@@ -17,7 +17,7 @@ import { builtinResources, type BuiltinStrategyOverrides } from './registry/buil
 import { crdResource } from './registry/crd-resource.js';
 import type { SchemaOps } from './registry/custom-resource.js';
 import { ResourceRegistry } from './registry/resource-registry.js';
-import type { VirtualResource } from './registry/types.js';
+import type { SubresourceDef, VirtualResource } from './registry/types.js';
 import type { Store } from './storage/types.js';
 
 export interface ApiServerOptions {
@@ -34,6 +34,8 @@ export interface ApiServerOptions {
   controllers?: BuiltinController[];
   /** Extra rules per built-in resource, keyed `<group>/<resource>` (CSR: `certificates.k8s.io/certificatesigningrequests`). */
   strategies?: BuiltinStrategyOverrides;
+  /** Extra subresources of built-ins keyed `<group>/<resource>` (serviceaccounts/token). */
+  subresources?: Record<string, SubresourceDef[]>;
   /** Create-only resources (SubjectAccessReview, ...). */
   virtualResources?: VirtualResource[];
   /** CA bundle published as `kube-root-ca.crt` and in `kube-public/cluster-info`. */
@@ -47,6 +49,8 @@ export interface ApiServerOptions {
   bootstrapObjects?: KubeObject[];
   /** Structural-schema operations for custom resources (validation, defaulting, pruning). */
   schemaOps?: SchemaOps;
+  /** Events older than this are deleted (default 1 h). */
+  eventTtlMs?: number;
   /** Namespace deletion controller resync interval. */
   controllerResyncMs?: number;
   maxWatchBufferBytes?: number;
@@ -66,7 +70,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const random = opts.random ?? Math.random;
   const log = opts.log.child({ component: 'apiserver' });
   const registry = new ResourceRegistry(
-    [...builtinResources(opts.strategies ?? {}), crdResource()],
+    [...builtinResources(opts.strategies ?? {}, opts.subresources ?? {}), crdResource()],
     opts.virtualResources ?? [],
   );
   let ready = false;
@@ -141,6 +145,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     store: opts.store, registry, regCtx: ctx.regCtx, log, clock,
     caPem: opts.caPem, externalUrl: opts.externalUrl ?? url,
     resyncMs: opts.controllerResyncMs ?? 5000,
+    ...(opts.eventTtlMs !== undefined ? { eventTtlMs: opts.eventTtlMs } : {}),
     ...(opts.bootstrapObjects ? { bootstrapObjects: opts.bootstrapObjects } : {}),
     ...(opts.schemaOps ? { schemaOps: opts.schemaOps } : {}),
     signal: controllersAbort.signal,

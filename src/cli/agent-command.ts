@@ -21,7 +21,7 @@ export function normalizeFlagNames(args: readonly string[]): string[] {
   const out: string[] = [];
   let rest = false;
   for (const a of args) {
-    if (rest || !a.startsWith('--')) {
+    if (rest || a === '--' || !a.startsWith('--')) {
       out.push(a);
       if (a === '--') rest = true;
       continue;

@@ -71,15 +71,26 @@ export function createTransport(opts: TransportOptions): Transport {
         if (cfg.tlsServerName) reqOpts.servername = cfg.tlsServerName;
         reqOpts.rejectUnauthorized = !cfg.insecureSkipTlsVerify;
       }
+      // Streams have no overall timeout, but their response headers must still arrive in time.
+      const headersTimeoutMs = timeoutMs > 0 ? 0 : opts.timeoutMs;
       return new Promise<IncomingMessage>((resolvePromise, reject) => {
         let req: http.ClientRequest;
+        let headersTimer: NodeJS.Timeout | undefined;
         try {
-          req = (isHttps ? https : http).request(reqOpts, resolvePromise);
+          req = (isHttps ? https : http).request(reqOpts, (res) => {
+            if (headersTimer) clearTimeout(headersTimer);
+            resolvePromise(res);
+          });
+          if (headersTimeoutMs > 0) {
+            headersTimer = setTimeout(() => req.destroy(new Error(`no response headers within ${headersTimeoutMs} ms`)), headersTimeoutMs);
+            headersTimer.unref();
+          }
         } catch (err) {
           reject(new NetworkError(`${s.method} ${s.path}: ${(err as Error).message}`, { cause: err }));
           return;
         }
         req.on('error', (err) => {
+          if (headersTimer) clearTimeout(headersTimer);
           if (s.signal?.aborted) reject(s.signal.reason ?? err);
           else reject(new NetworkError(`${s.method} ${s.path}: ${err.message}`, { cause: err }));
         });

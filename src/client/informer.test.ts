@@ -203,3 +203,21 @@ test('should diff a relist into adds, updates and deletes (pure)', () => {
     ['update a', 'add c', 'delete b'],
   );
 });
+
+test('should restart a watch that outlives its timeoutSeconds (dead connection)', async () => {
+  const { client, inf, ac, events, clock } = setup();
+  client.answerList({ items: [], resourceVersion: '10' });
+  inf.start(ac.signal);
+  await waitFor(() => client.watches.length === 1);
+  assert.equal(client.lastWatch().opts.timeoutSeconds, 300);
+  clock.advance(300_000 + 29_999);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(inf.state(), 'watching');
+  clock.advance(1);
+  await waitFor(() => inf.state() === 'backingOff');
+  assert.match(String((events.find((e) => e.type === 'failure') as { err: Error }).err.message), /aborted|did not end/);
+  clock.advance(1000);
+  await waitFor(() => client.watches.length === 2);
+  assert.equal(client.lastWatch().opts.resourceVersion, '10');
+  ac.abort();
+});

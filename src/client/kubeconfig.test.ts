@@ -48,6 +48,7 @@ test('should resolve file references against the kubeconfig directory and report
     assert.equal(loaded.config.token, 'tokfile');
     assert.deepEqual(loaded.files, [join(dir, 'kc'), join(dir, 'tls.crt'), join(dir, 'tls.key'), join(dir, 'token')]);
     assert.throws(() => loadKubeconfigString(doc('{token: a}'), { context: 'missing' }), /kubeconfig does not contains context: missing/);
+    assert.throws(() => loadKubeconfigString(doc('{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: aws}}')), /exec credential plugins are not supported/);
     writeFileSync(join(dir, 'bad'), doc('{client-certificate: nope.crt, client-key: tls.key}'));
     assert.throws(() => loadKubeconfigFile(join(dir, 'bad')), KubeconfigError);
     assert.throws(() => loadKubeconfigFile(join(dir, 'absent')), /cannot read kubeconfig/);

@@ -113,6 +113,8 @@ function parseKubeconfig(text: string, opts: LoadKubeconfigOptions & { baseDir?:
   if (cluster.tlsServerName) config.tlsServerName = cluster.tlsServerName;
   if (ctx.namespace) config.namespace = ctx.namespace;
   if (user) {
+    if (user.exec) throw new KubeconfigError(`kubeconfig user ${user.name}: exec credential plugins are not supported`);
+    if (user.authProvider) throw new KubeconfigError(`kubeconfig user ${user.name}: auth-provider is not supported`);
     const certPem = readPem(user.certFile, user.certData, 'client-certificate');
     const keyPem = readPem(user.keyFile, user.keyData, 'client-key');
     if (certPem !== undefined) config.certPem = certPem;

@@ -91,6 +91,7 @@ export async function startHubManager(opts: StartHubManagerOptions): Promise<Hub
     clusterRoles: factory.informerFor(resourceTypes.clusterRoles, filtered),
     clusterRoleBindings: factory.informerFor(resourceTypes.clusterRoleBindings, filtered),
     roleBindings: factory.informerFor(resourceTypes.roleBindings, filtered),
+    namespaces: factory.informerFor(resourceTypes.namespaces, filtered),
   };
 
   const newController: NewController = (c) => {

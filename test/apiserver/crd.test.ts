@@ -75,6 +75,12 @@ describe('apiserver CRDs', () => {
     assert.equal(spec.json.status.version.kubernetes, 'v1.30.0');
     const smp = await raw.request('PATCH', `${MC_PATH}/c1`, { body: {}, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
     assert.equal(smp.status, 415);
+    const warn = await raw.request('PATCH', `${MC_PATH}/c1`, { body: { spec: { unknownThing: 1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(warn.status, 200);
+    assert.equal(warn.headers.warning, '299 - "unknown field \\"spec.unknownThing\\""');
+    const strict = await raw.request('PATCH', `${MC_PATH}/c1?fieldValidation=Strict`, { body: { spec: { unknownThing: 1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(strict.status, 400);
+    assert.equal(strict.json.message, 'strict decoding error: unknown field "spec.unknownThing"');
   });
 
   it('should serve the CRD through KubernetesObjectApi and as a Table with printer columns', async () => {

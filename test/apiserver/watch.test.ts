@@ -16,6 +16,7 @@ describe('apiserver watch', () => {
     srv = await startTestApiServer({
       retention: { minRevisions: 0, minAgeMs: 0 },
       compactIntervalMs: 3_600_000,
+      // Watches without timeoutSeconds end after 0.4–0.8 s (the informer test relies on it).
       timings: { bookmarkIntervalMs: 100, minRequestTimeoutMs: 400 },
     });
     raw = rawClient(srv.kubeConfig);
@@ -31,7 +32,7 @@ describe('apiserver watch', () => {
 
   it('should send initial ADDED events, then changes, with headers flushed before any event', async () => {
     await core.createNamespacedConfigMap({ namespace: 'w', body: cm('a') });
-    const s = await raw.stream('/api/v1/namespaces/w/configmaps?watch=true&fieldSelector=metadata.name%3Da');
+    const s = await raw.stream('/api/v1/namespaces/w/configmaps?watch=true&timeoutSeconds=60&fieldSelector=metadata.name%3Da');
     assert.equal(s.status, 200);
     assert.equal(s.headers['content-type'], 'application/json');
     const first = await s.next();
@@ -54,7 +55,7 @@ describe('apiserver watch', () => {
     const rv = c.metadata?.resourceVersion;
     await core.patchNamespacedConfigMap({ name: 'b', namespace: 'w', body: [{ op: 'replace', path: '/data/v', value: '2' }] });
     await core.patchNamespacedConfigMap({ name: 'b', namespace: 'w', body: [{ op: 'replace', path: '/data/v', value: '3' }] });
-    const s = await raw.stream(`/api/v1/namespaces/w/configmaps?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3Db`);
+    const s = await raw.stream(`/api/v1/namespaces/w/configmaps?watch=1&timeoutSeconds=60&resourceVersion=${rv}&fieldSelector=metadata.name%3Db`);
     const e1 = await s.next();
     const e2 = await s.next();
     assert.deepEqual([e1.type, e1.object.data.v, e2.type, e2.object.data.v], ['MODIFIED', '2', 'MODIFIED', '3']);
@@ -64,7 +65,7 @@ describe('apiserver watch', () => {
 
   it('should turn label-selector transitions into ADDED/DELETED', async () => {
     await core.createNamespacedConfigMap({ namespace: 'w', body: cm('c', { team: 'x' }) });
-    const s = await raw.stream('/api/v1/namespaces/w/configmaps?watch=true&labelSelector=team%3Dx');
+    const s = await raw.stream('/api/v1/namespaces/w/configmaps?watch=true&timeoutSeconds=60&labelSelector=team%3Dx');
     const initial = await s.next();
     assert.equal(initial.object.metadata.name, 'c');
     await core.patchNamespacedConfigMap({ name: 'c', namespace: 'w', body: [{ op: 'replace', path: '/metadata/labels/team', value: 'y' }] });

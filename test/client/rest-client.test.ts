@@ -196,3 +196,18 @@ test('should send a bearer token read from a token file and pick up a new token'
   assert.deepEqual(api.requests.map((r) => r.headers.authorization), ['Bearer tok-1', 'Bearer tok-22']);
   client.close();
 });
+
+test('should time out requests, and watches whose response headers never arrive', async () => {
+  const admin = await api.pki.issueClientCertificate({ commonName: 'admin' });
+  const client = createKubeClient({ server: api.url, caPem: api.pki.caPem, certPem: admin.certPem, keyPem: admin.keyPem, contextName: 'x' }, { timeoutMs: 100 });
+  api.setHandler(() => {
+    /* never answers */
+  });
+  const e1 = await client.resource(R.namespaces).get('slow').catch((e: unknown) => e);
+  assert.ok(e1 instanceof NetworkError, String(e1));
+  const e2 = await (async () => {
+    for await (const _ of client.resource(R.namespaces).watch()) void _;
+  })().catch((e: unknown) => e);
+  assert.ok(e2 instanceof NetworkError && /no response headers within 100 ms/.test(e2.message), String(e2));
+  client.close();
+});

@@ -15,10 +15,19 @@
 //     resyncMs? (10 min), log, clock? });
 //   await i.run(signal);
 //
+// J — per-registration credential controllers (`ClientCertController@addon:<a>:type:<t>`):
+//   const startRegistration = createAddonRegistrationStarter({
+//     hubClient, hubInformers, spokeClient, managementClient?,
+//     bootstrapKubeconfigPath,                      // current bootstrap kubeconfig (addon kubeconfig server/CA)
+//     clientCertExpirationSeconds?, secretResyncMs? (5 min), log, clock?, random? });
+//   It runs agent-core's register secret controller (../register/secret-controller.ts) with the
+//   addon CSR driver (./addon-csr-driver.ts). The token driver is not implemented: a registration
+//   with kubeClient.driver 'token' fails to start with an error.
+//
 // `startRegistration({ clusterName, addonName, config, signal })` must start the per-registration
-// credential controller (register secret controller + driver for `config`) and keep it running
-// until `signal` aborts; it throws when the driver cannot be built. The registration controller
-// deletes `config.secretName` in `config.installationNamespace` itself when a registration stops.
+// credential controller and keep it running until `signal` aborts; it throws when it cannot be
+// built. The registration controller deletes `config.secretName` in `config.installationNamespace`
+// itself when a registration stops.
 // Both controllers use hub managedclusteraddons (v1beta1) in namespace `<cluster>` from the
 // factory; the caller starts the factory.
 
@@ -49,3 +58,5 @@ export {
   type AddonRegistration,
 } from './registration-config.js';
 export { addonInstallNamespace, isHostedAddon, hostingClusterName } from './addon-helpers.js';
+export { createAddonRegistrationStarter, addonStatusUpdater, DEFAULT_ADDON_SECRET_RESYNC_MS, type AddonRegistrationStarterOptions } from './registration-starter.js';
+export { createAddonCsrDriver, addonCsrTarget, isAddonCsr, type AddonCsrDriverOptions } from './addon-csr-driver.js';

@@ -26,8 +26,8 @@ export interface AddonRegistrationControllerOptions {
   spokeClient: KubeClient;
   /** Management cluster client: secrets of Hosted addons (default: the spoke client). */
   managementClient?: KubeClient;
-  /** `--addon-kubeclient-registration-auth` (default 'csr'). */
-  addonKubeClientRegistrationAuth?: KubeClientDriver;
+  /** `--addon-kubeclient-registration-auth`: 'csr' (default), 'token' or '' (validated by the options). */
+  addonKubeClientRegistrationAuth?: KubeClientDriver | string;
   /** Starts controller J for one registration (see ./index.ts). */
   startRegistration: StartRegistration;
   resyncMs?: number;
@@ -42,6 +42,10 @@ export interface AddonRegistrationController {
   run(signal: AbortSignal): Promise<void>;
 }
 
+function toDriver(v: string | undefined): KubeClientDriver {
+  return v === 'token' ? 'token' : v === '' ? '' : 'csr';
+}
+
 export function createAddonRegistrationController(o: AddonRegistrationControllerOptions): AddonRegistrationController {
   if (!o.clusterName) throw new Error('createAddonRegistrationController: clusterName is required');
   const log = o.log.child({ controller: ADDON_REGISTRATION_CONTROLLER_NAME });
@@ -52,7 +56,7 @@ export function createAddonRegistrationController(o: AddonRegistrationController
 
   const registrations = createRegistrationSync({
     clusterName: o.clusterName,
-    kubeClientDriver: o.addonKubeClientRegistrationAuth ?? 'csr',
+    kubeClientDriver: toDriver(o.addonKubeClientRegistrationAuth),
     getAddon: (name) => informer.lister.get(name, o.clusterName),
     patchAddonStatus: async (name, patch, signal) => {
       await addons.patch(name, 'merge', patch, { subresource: 'status', signal });

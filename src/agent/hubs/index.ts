@@ -1,6 +1,8 @@
 // MultipleHubs support of the spoke agent (spoke-agent.md §16), gate MultipleHubs.
 //
-// Bootstrap kubeconfig selection (call at every start, before bootstrapping):
+// Bootstrap kubeconfig selection (call at every start, before bootstrapping). Ready-made:
+//   const index = await selectBootstrapKubeconfigIndex({ clusterName, hubKubeconfigFile, candidates, log, signal });
+// or with your own file/validity functions:
 //   const path = await selectBootstrapKubeconfig({
 //     candidates,                 // --bootstrap-kubeconfigs
 //     hubKubeconfigPath, clusterName,
@@ -27,3 +29,4 @@ export {
   type HubTimeoutController,
   type HubTimeoutControllerOptions,
 } from './hub-timeout-controller.js';
+export { selectBootstrapKubeconfigIndex, type SelectFromFilesInput } from './select-from-files.js';

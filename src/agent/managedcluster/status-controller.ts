@@ -66,7 +66,7 @@ export interface StatusController {
   readonly name: string;
   /** Triggers a sync. */
   enqueue(): void;
-  /** Waits for the informers' caches (the caller starts the factories), then runs until the signal aborts. */
+  /** Waits for the cluster/node/namespace caches (the caller starts the factories), then runs until the signal aborts. */
   run(signal: AbortSignal): Promise<void>;
 }
 
@@ -84,6 +84,14 @@ export function createStatusController(o: StatusControllerOptions): StatusContro
   const claimInformer = o.features['ClusterClaim'] ? o.spokeInformers.informerFor<ClusterClaim>(resourceTypes.clusterClaims) : undefined;
   const propertyInformer = o.features['ClusterProperty'] ? o.spokeInformers.informerFor<ClusterProperty>(resourceTypes.clusterProperties) : undefined;
   const informers: Informer<KubeObject>[] = [clusterInformer, nodeInformer, namespaceInformer, ...(claimInformer ? [claimInformer] : []), ...(propertyInformer ? [propertyInformer] : [])] as unknown as Informer<KubeObject>[];
+  // The sync waits for the cluster, node and namespace caches only: a spoke without the
+  // ClusterClaim/ClusterProperty CRD must not block Joined/Available (upstream would wait forever);
+  // until their caches sync, the claim reconciler reports an error and leaves the claims as they are.
+  const required: Informer<KubeObject>[] = [clusterInformer, nodeInformer, namespaceInformer] as unknown as Informer<KubeObject>[];
+  const listSynced = <T extends KubeObject>(inf: Informer<T>, what: string): T[] => {
+    if (!inf.hasSynced()) throw new Error(`the ${what} cache has not synced yet`);
+    return inf.lister.list();
+  };
 
   const recorder =
     o.hubEventRecorder ?? createEventRecorder(o.hubClient, { component: HUB_EVENT_REPORTER, host: o.hostname ?? hostname(), log, clock });
@@ -102,8 +110,8 @@ export function createStatusController(o: StatusControllerOptions): StatusContro
     }),
     createResourceReconciler({ version: (signal) => spokeVersion(o.spokeClient, signal), listNodes: () => nodeInformer.lister.list(), log }),
     createClaimReconciler({
-      ...(claimInformer ? { listClaims: () => claimInformer.lister.list() } : {}),
-      ...(propertyInformer ? { listProperties: () => propertyInformer.lister.list() } : {}),
+      ...(claimInformer ? { listClaims: () => listSynced(claimInformer, 'ClusterClaim') } : {}),
+      ...(propertyInformer ? { listProperties: () => listSynced(propertyInformer, 'ClusterProperty') } : {}),
       ...(o.maxCustomClusterClaims !== undefined ? { maxCustomClaims: o.maxCustomClusterClaims } : {}),
       ...(o.reservedClusterClaimSuffixes ? { reservedSuffixes: o.reservedClusterClaimSuffixes } : {}),
     }),
@@ -155,7 +163,7 @@ export function createStatusController(o: StatusControllerOptions): StatusContro
     enqueue,
     async run(signal) {
       try {
-        await Promise.all(informers.map((i) => i.waitForSync(signal)));
+        await Promise.all(required.map((i) => i.waitForSync(signal)));
       } catch (err) {
         if (signal.aborted) return;
         throw err;

@@ -14,3 +14,4 @@ export type { StaticToken } from './token-file.js';
 export { parseBootstrapToken, checkBootstrapToken, BOOTSTRAPPERS_GROUP, BOOTSTRAP_TOKEN_SECRET_TYPE } from './bootstrap-token.js';
 export { ruleAllows, serviceAccountUsername } from './rbac-rules.js';
 export type { PolicyRule, Subject, RoleRef } from './rbac-rules.js';
+export { rbacStrategyOverrides } from './rbac-strategy.js';

@@ -1,4 +1,5 @@
-// Starts the server's own controllers: bootstrap objects, CRD establisher, namespace controller.
+// Starts the server's own controllers: bootstrap objects, CRD establisher, namespace controller,
+// event expiry.
 
 import type { KubeObject } from '../../api/meta.js';
 import type { Clock } from '../../util/clock.js';
@@ -9,6 +10,7 @@ import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Store } from '../storage/types.js';
 import { bootstrapObjects } from './bootstrap.js';
 import { startCrdEstablisher } from './crd-establisher.js';
+import { startEventTtl } from './event-ttl.js';
 import { startNamespaceController } from './namespace-controller.js';
 
 export interface BuiltinControllersOptions {
@@ -22,6 +24,8 @@ export interface BuiltinControllersOptions {
   bootstrapObjects?: KubeObject[];
   schemaOps?: SchemaOps;
   resyncMs: number;
+  /** Events older than this are deleted (default 1 h). */
+  eventTtlMs?: number;
   signal: AbortSignal;
 }
 
@@ -31,6 +35,8 @@ export function startBuiltinControllers(o: BuiltinControllersOptions): void {
     store: o.store, registry: o.registry, regCtx: o.regCtx, schemaOps: o.schemaOps, clock: o.clock, log: o.log,
     retryMs: Math.min(o.resyncMs, 200), signal: o.signal,
   });
+  const eventTtlMs = o.eventTtlMs ?? 3_600_000;
+  startEventTtl({ store: o.store, ttlMs: eventTtlMs, intervalMs: Math.min(60_000, Math.max(10, eventTtlMs / 10)), clock: o.clock, log: o.log, signal: o.signal });
   startNamespaceController({
     store: o.store, registry: o.registry, regCtx: o.regCtx, caPem: o.caPem, clock: o.clock, log: o.log,
     retryMs: Math.min(o.resyncMs, 200), signal: o.signal,

@@ -87,7 +87,11 @@ export function apiResourceList(reg: ResourceRegistry, group: string, version: s
       ...(d.categories.length > 0 ? { categories: d.categories } : {}),
     });
     for (const s of r.subresources) {
-      entries.push({ name: `${d.resource}/${s.name}`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: SUBRESOURCE_VERBS[s.name] ?? s.verbs });
+      entries.push({
+        name: `${d.resource}/${s.name}`, singularName: '', namespaced: d.namespaced,
+        ...(s.kind ? { group: s.kind.group, version: s.kind.version, kind: s.kind.kind } : { kind: d.kind }),
+        verbs: SUBRESOURCE_VERBS[s.name] ?? s.verbs,
+      });
     }
   }
   for (const v of reg.virtuals()) {

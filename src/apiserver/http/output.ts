@@ -17,6 +17,12 @@ export interface OutputContext {
   includeObject: 'None' | 'Metadata' | 'Object';
   now: number;
   pretty: boolean;
+  /** Texts sent as `Warning: 299 - "<text>"` headers (unknown fields, ...). */
+  warnings?: string[];
+}
+
+function setWarnings(res: ServerResponse, o: OutputContext): void {
+  if (o.warnings && o.warnings.length > 0) res.setHeader('Warning', o.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
 }
 
 function tableOptions(o: OutputContext, withHeaders: boolean): Parameters<typeof toTable>[2] {
@@ -26,6 +32,7 @@ function tableOptions(o: OutputContext, withHeaders: boolean): Parameters<typeof
 
 /** Writes a single wire-form object. */
 export function sendObject(res: ServerResponse, code: number, obj: KubeObject, o: OutputContext): void {
+  setWarnings(res, o);
   let body: unknown = obj;
   if (o.format.type === 'table') body = toTable([obj], { resourceVersion: obj.metadata.resourceVersion }, tableOptions(o, true));
   else if (o.format.type === 'partial') body = toPartial(obj);

@@ -33,10 +33,6 @@ export async function handlePatch(ctx: ServerContext, p: PatchRequest): Promise<
   } catch (err) {
     throw errors.badRequest(err instanceof Error ? err.message : String(err));
   }
-  const fv = query.get('fieldValidation');
-  if (fv !== null && fv !== '' && !['Ignore', 'Warn', 'Strict'].includes(fv)) {
-    throw errors.badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
-  }
   const body = await readBody(p.req, ctx.maxBodyBytes);
   const name = p.info.pathName;
   const current = ctx.store.get(keyOf(served, scope.namespace, name));

@@ -137,7 +137,16 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
   if (!verbs.includes(info.verb)) throw errors.methodNotSupported(qr, info.verb);
   if (served.def.namespaced && !namespace && !['list', 'watch'].includes(info.verb)) throw errors.noSuchResource();
   const dryRun = dryRunOf(query);
-  const scope: RequestScope = { user: r.user, served, version, namespace, dryRun };
+  const fv = query.get('fieldValidation');
+  if (fv !== null && fv !== '' && !['Ignore', 'Warn', 'Strict'].includes(fv)) {
+    throw errors.badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
+  }
+  const warnings: string[] = [];
+  const scope: RequestScope = {
+    user: r.user, served, version, namespace, dryRun, warnings,
+    ...(fv === 'Ignore' || fv === 'Warn' || fv === 'Strict' ? { fieldValidation: fv } : {}),
+  };
+
   const isList = info.verb === 'list';
   const out: OutputContext = {
     served, version,
@@ -145,6 +154,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
     includeObject: (query.get('includeObject') as OutputContext['includeObject'] | null) ?? 'Metadata',
     now: ctx.regCtx.now(),
     pretty: boolParam(query, 'pretty') ?? false,
+    warnings,
   };
   if (!['None', 'Metadata', 'Object'].includes(out.includeObject)) throw errors.badRequest(`includeObject: Unsupported value: "${out.includeObject}"`);
   const reads = { futureWaitMs: ctx.timings.futureWaitMs, sleep: ctx.sleep };
@@ -185,7 +195,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
       }
       const filter = buildFilter(served, { labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector'), ...(name ? { pathName: name } : {}) });
       const started = Date.now();
-      const w = serveWatch(r.req, res, {
+      const w = serveWatch(res, {
         store: ctx.store,
         prefix: prefixOf(served, namespace),
         filter: filter ?? (() => true),
@@ -206,6 +216,14 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
       return;
     }
     case 'create': {
+      if (sub && subDef?.mode === 'create' && subDef.create && name) {
+        const buf = await readBody(r.req, ctx.maxBodyBytes);
+        const body = decodeObjectBody(buf, r.req.headers['content-type'], { yamlAllowed: true });
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be an object');
+        const obj = body as KubeObject;
+        sendJson(res, 201, subDef.create({ ...obj, metadata: obj.metadata ?? {} }, { namespace, name, user: r.user }));
+        return;
+      }
       if (sub) throw errors.methodNotSupported(qr, 'create');
       const obj = await readObject(ctx, r, served, version);
       const result = createObject(ctx.regCtx, scope, obj);

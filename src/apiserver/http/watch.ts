@@ -1,7 +1,7 @@
 // WATCH (§10): initial events, resume from a revision, selector transitions, bookmarks, timeouts,
 // ERROR-then-close, newline-delimited JSON with headers flushed at once.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { KubeObject, WatchEventType } from '../../api/meta.js';
 import type { Logger } from '../../util/logger.js';
 import { StoreCompactedError, type Store, type StoreEvent, type WatchSubscription } from '../storage/types.js';
@@ -36,7 +36,7 @@ export interface ActiveWatch {
   close(): void;
 }
 
-export function serveWatch(req: IncomingMessage, res: ServerResponse, w: WatchRequest): ActiveWatch {
+export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
   let sub: WatchSubscription | undefined;
   let ended = false;
   let events = 0;
@@ -81,7 +81,8 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, w: WatchRe
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
-  req.on('close', () => end('client closed'));
+  // res 'close' fires when the client goes away (or after our own end(), which is then a no-op).
+  res.on('close', () => end('client closed'));
   res.on('error', () => end('socket error'));
 
   const onEvent = (ev: StoreEvent): Promise<void> | void => {

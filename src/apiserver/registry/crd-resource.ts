@@ -108,7 +108,6 @@ export function crdResource(): ServedResource {
     nameRule: 'subdomain',
     custom: false,
     subresources: [{ name: 'status', mode: 'status', verbs: ['get', 'patch', 'update'] }],
-    fieldSelectors: {},
     strategy: crdStrategy(),
     strategicMergePatch: true,
   };

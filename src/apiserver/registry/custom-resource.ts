@@ -2,10 +2,10 @@
 // versions; objects stored in the storage version, other versions by rewriting apiVersion.
 
 import type { KubeObject } from '../../api/meta.js';
-import type { FieldError } from '../http/errors.js';
+import { errors, type FieldError } from '../http/errors.js';
 import { FULL_VERBS } from './builtin-resources.js';
 import type { CrdSpec, CrdVersion } from './crd-resource.js';
-import type { PrinterColumn, ResourceStrategy, ServedResource } from './types.js';
+import type { PrinterColumn, ResourceStrategy, ServedResource, StrategyContext } from './types.js';
 
 /** Structural-schema operations on one version's openAPIV3Schema (provided by the schema module). */
 export interface SchemaOps {
@@ -33,19 +33,18 @@ export function customResource(spec: CrdSpec, ops: SchemaOps | undefined): Serve
   const storageSchema = schemaOf(storage);
   const printerColumns: Record<string, PrinterColumn[]> = {};
   for (const v of served) printerColumns[v.name] = (v.additionalPrinterColumns ?? []).map((c) => ({ ...c }));
+  const prepare = (obj: KubeObject, ctx: StrategyContext): void => {
+    if (!ops || !storageSchema) return;
+    ops.applyDefaults(obj, storageSchema);
+    const pruned = ops.prune(obj, storageSchema);
+    if (pruned.length === 0 || ctx.fieldValidation === 'Ignore') return;
+    const texts = pruned.map((p) => `unknown field ${JSON.stringify(p)}`);
+    if (ctx.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${texts.join(', ')}`);
+    ctx.warnings?.push(...texts);
+  };
   const strategy: ResourceStrategy = {
-    prepareForCreate(obj) {
-      if (ops && storageSchema) {
-        ops.applyDefaults(obj, storageSchema);
-        ops.prune(obj, storageSchema);
-      }
-    },
-    prepareForUpdate(obj) {
-      if (ops && storageSchema) {
-        ops.applyDefaults(obj, storageSchema);
-        ops.prune(obj, storageSchema);
-      }
-    },
+    prepareForCreate: prepare,
+    prepareForUpdate: (obj, _old, ctx) => prepare(obj, ctx),
     validate(obj) {
       return ops && storageSchema ? ops.validate(obj, storageSchema) : [];
     },
@@ -65,7 +64,6 @@ export function customResource(spec: CrdSpec, ops: SchemaOps | undefined): Serve
     nameRule: 'subdomain',
     custom: true,
     subresources,
-    fieldSelectors: {},
     strategy,
     printerColumns,
     schemas: Object.fromEntries(served.flatMap((v) => (schemaOf(v) ? [[v.name, schemaOf(v) as Record<string, unknown>]] : []))),

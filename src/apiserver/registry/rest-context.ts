@@ -23,6 +23,10 @@ export interface RequestScope {
   version: string;
   namespace: string;
   dryRun: boolean;
+  /** `fieldValidation` query value (unknown fields of custom resources): default Warn. */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /** Collects `Warning` header texts for the response. */
+  warnings?: string[];
 }
 
 export function qr(served: ServedResource): { group: string; resource: string } {

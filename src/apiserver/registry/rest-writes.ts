@@ -20,7 +20,11 @@ export interface WriteResult {
 }
 
 function strategyContext(ctx: RegistryContext, scope: RequestScope, subresource: string): StrategyContext {
-  return { user: scope.user, subresource, now: ctx.now(), store: ctx.store };
+  return {
+    user: scope.user, subresource, now: ctx.now(), store: ctx.store,
+    ...(scope.fieldValidation ? { fieldValidation: scope.fieldValidation } : {}),
+    ...(scope.warnings ? { warnings: scope.warnings } : {}),
+  };
 }
 
 export function namespaceKey(ns: string): string {

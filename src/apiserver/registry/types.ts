@@ -13,6 +13,10 @@ export interface StrategyContext {
   /** Milliseconds since the epoch (from the server's clock). */
   now: number;
   store: Store;
+  /** How unknown fields are treated (custom resources): Ignore, Warn (default) or Strict (400). */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /** Warning texts for the response's `Warning` headers. */
+  warnings?: string[];
 }
 
 /**
@@ -31,13 +35,26 @@ export type SubresourceMode =
   /** new = stored with `status` replaced (the /status of most kinds). */
   | 'status'
   /** The strategy's prepareForUpdate decides everything (CSR /approval, Namespace /finalize). */
-  | 'strategy';
+  | 'strategy'
+  /** A create-only virtual subresource answered by `create` (serviceaccounts/token). */
+  | 'create';
+
+export interface SubresourceCreateContext {
+  namespace: string;
+  /** Name of the parent object. */
+  name: string;
+  user: UserInfo;
+}
 
 export interface SubresourceDef {
   name: string;
   mode: SubresourceMode;
   /** HTTP-level verbs allowed (get, update, patch, create). */
   verbs: string[];
+  /** For mode 'create': answers the POST (201); the body is checked against `kind` below. */
+  create?(body: KubeObject, ctx: SubresourceCreateContext): KubeObject;
+  /** Discovery type of the subresource when it differs from the parent's. */
+  kind?: { group: string; version: string; kind: string };
 }
 
 /** Printer column of a Table (CRD additionalPrinterColumns shape). */
@@ -49,9 +66,6 @@ export interface PrinterColumn {
   priority?: number;
   jsonPath: string;
 }
-
-/** Read access to a field for field selectors; undefined = field absent. */
-export type FieldGetter = (obj: KubeObject) => string | undefined;
 
 /** A served resource; built-ins and CRDs are both described this way. */
 export interface ServedResource {
@@ -66,8 +80,6 @@ export interface ServedResource {
   nameRule: 'subdomain' | 'label' | 'path';
   custom: boolean;
   subresources: SubresourceDef[];
-  /** Extra field-selector fields beyond metadata.name / metadata.namespace. */
-  fieldSelectors: Record<string, FieldGetter>;
   strategy: ResourceStrategy;
   /** Printer columns by version (CRDs). */
   printerColumns?: Record<string, PrinterColumn[]>;

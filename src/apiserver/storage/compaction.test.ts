@@ -85,6 +85,8 @@ test('should compact old superseded and deleted rows, then answer older reads wi
   // target = min(9 - 3, newest row older than 60 s = 6) = 6: drops 1, 2 (superseded by 6), 3, 4 (deleted)
   assert.equal(s.compact(), 4);
   assert.equal(s.compactedRevision(), 6);
+  assert.equal(s.getMeta('store.compact_rev'), '6');
+  assert.equal(s.getMeta('store.compact_done'), '6', 'progress cursor persisted with the floor');
   assert.throws(() => s.list('/core/configmaps/', { atRevision: 5 }), (e: unknown) => e instanceof StoreCompactedError && e.requested === 5 && e.compacted === 6);
   assert.throws(() => s.watch('/core/configmaps/', { fromRevision: 5, onEvent: () => undefined }), StoreCompactedError);
   assert.deepEqual(s.list('/core/configmaps/', { atRevision: 6 }).items.map((i) => [i.key, i.revision]), [[k('a'), 6], [k('c'), 5]]);

@@ -7,6 +7,12 @@
 // So for each key the newest row <= T survives unless it is a delete, and every row above T
 // survives; each surviving MODIFIED/DELETED row above T still finds its previous row (needed for
 // prevObject in replays).
+//
+// The work is incremental: walking the rows r in (done, T] in revision order, every older row of
+// r's key is superseded by r (so removed), and r itself is removed if it is a delete. Rows at or
+// below `done` were handled by earlier runs, so each run costs O(rows written since the last run).
+// Two meta values make this crash-safe: the compacted revision (the readers' floor) is advanced in
+// the first transaction, before anything is deleted; the progress cursor `done` after each batch.
 
 import type Database from 'better-sqlite3';
 import { realClock, type Clock } from '../../util/clock.js';
@@ -35,57 +41,55 @@ export function compactionTarget(input: CompactionInput): number | undefined {
 
 interface ScanRow {
   rev: number;
-  removable: number;
+  key: string;
+  op: string;
 }
 
 export interface CompactionStatements {
   scan: Database.Statement<{ cursor: number; target: number; batch: number }, ScanRow>;
+  removeOlder: Database.Statement<[string, number]>;
   remove: Database.Statement<[number]>;
 }
 
 export function prepareCompaction(db: Database.Database): CompactionStatements {
   return {
     scan: db.prepare<{ cursor: number; target: number; batch: number }, ScanRow>(
-      `SELECT r.rev AS rev,
-              (r.op = 'DELETED' OR EXISTS (
-                 SELECT 1 FROM revisions n WHERE n.key = r.key AND n.rev > r.rev AND n.rev <= @target
-              )) AS removable
-         FROM revisions r
-        WHERE r.rev > @cursor AND r.rev <= @target
-        ORDER BY r.rev
-        LIMIT @batch`,
+      'SELECT rev, key, op FROM revisions WHERE rev > @cursor AND rev <= @target ORDER BY rev LIMIT @batch',
     ),
+    removeOlder: db.prepare<[string, number]>('DELETE FROM revisions WHERE key = ? AND rev < ?'),
     remove: db.prepare<[number]>('DELETE FROM revisions WHERE rev = ?'),
   };
 }
 
-/**
- * Delete removable rows at or below target, `batch` scanned rows per transaction. `persistTarget`
- * runs inside the first transaction (before anything is deleted), so a crash half-way leaves the
- * compacted revision already advanced and never exposes a partially compacted range as readable.
- */
-export function runCompaction(
-  db: Database.Database,
-  st: CompactionStatements,
-  target: number,
-  batch: number,
-  persistTarget: () => void,
-): number {
-  let cursor = 0;
+export interface CompactionRun {
+  /** Rows at or below this were handled by earlier runs. */
+  done: number;
+  target: number;
+  /** Rows scanned per transaction. */
+  batch: number;
+  /** Runs inside the first transaction, before anything is deleted: persist the new floor. */
+  persistTarget(): void;
+  /** Runs inside every transaction: persist the progress cursor. */
+  persistDone(done: number): void;
+}
+
+/** Delete the rows made removable by advancing the compacted revision to `run.target`. */
+export function runCompaction(db: Database.Database, st: CompactionStatements, run: CompactionRun): number {
+  let cursor = run.done;
   let removed = 0;
   let first = true;
   const step = db.transaction((): boolean => {
-    if (first) persistTarget();
+    if (first) run.persistTarget();
     first = false;
-    const rows = st.scan.all({ cursor, target, batch });
+    const rows = st.scan.all({ cursor, target: run.target, batch: run.batch });
     for (const row of rows) {
-      if (row.removable) {
-        st.remove.run(row.rev);
-        removed++;
-      }
+      removed += st.removeOlder.run(row.key, row.rev).changes;
+      if (row.op === 'DELETED') removed += st.remove.run(row.rev).changes;
     }
-    if (rows.length > 0) cursor = rows[rows.length - 1]!.rev;
-    return rows.length === batch;
+    const more = rows.length === run.batch;
+    cursor = more ? rows[rows.length - 1]!.rev : run.target;
+    run.persistDone(cursor);
+    return more;
   });
   while (step.immediate()) {
     // each iteration is one bounded transaction

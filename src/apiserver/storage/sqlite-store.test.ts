@@ -173,6 +173,10 @@ test('should work in memory and validate options', (t) => {
   assert.equal(s.get('/core/configmaps/ns1/a')?.revision, 1);
   assert.throws(() => openSqliteStore({ path: ':memory:', watchBufferLimit: 0 }), /watchBufferLimit/);
   assert.throws(() => openSqliteStore({ path: '' }), /path/);
+  assert.throws(() => s.list('/core/configmaps/', { atRevision: -1 }), /atRevision must be a non-negative integer/);
+  assert.throws(() => s.list('/core/configmaps/', { limit: 1.5 }), /limit/);
+  assert.throws(() => s.watch('/core/configmaps/', { fromRevision: Number.NaN, onEvent: () => undefined }), /fromRevision/);
+  assert.throws(() => s.update('/core/configmaps/ns1/a', cm('ns1', 'a'), -2), /expectedRevision/);
   for (const bad of ['', 'core/configmaps/ns/a', '/core/configmaps/ns/', '/core/configmaps/ns/a\u0000b']) {
     assert.throws(() => s.create(bad, cm('ns', 'a')), /invalid storage key/);
   }

@@ -21,7 +21,7 @@ import { nullLogger, type Logger } from '../../util/logger.js';
 import { compactionTarget, prepareCompaction, runCompaction } from './compaction.js';
 import { keyRange } from './key-range.js';
 import { prepareStatements, type ObjectRow, type ReplayRow } from './sqlite-statements.js';
-import { META_COMPACT_REV, RESERVED_META_PREFIX, openDatabase } from './schema.js';
+import { META_COMPACT_DONE, META_COMPACT_REV, RESERVED_META_PREFIX, openDatabase } from './schema.js';
 import {
   StoreCompactedError,
   StoreConflictError,
@@ -98,6 +98,10 @@ function checkKey(key: string): void {
   if (typeof key !== 'string' || !key.startsWith('/') || key.endsWith('/') || key.includes('\u0000')) {
     throw new TypeError(`invalid storage key ${JSON.stringify(key)}`);
   }
+}
+
+function checkRevisionArg(name: string, v: number): void {
+  if (!Number.isSafeInteger(v) || v < 0) throw new TypeError(`${name} must be a non-negative integer, got ${String(v)}`);
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -203,6 +207,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const { lo, hi } = keyRange(prefix);
     const after = opts.startAfterKey ?? '';
     const at = opts.atRevision;
+    if (at !== undefined) checkRevisionArg('atRevision', at);
+    if (opts.limit !== undefined) checkRevisionArg('limit', opts.limit);
     const historical = at !== undefined && at < revision;
     if (at !== undefined) checkReadable(at);
     const listRev = historical ? at : revision;
@@ -262,6 +268,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     update(key, obj, expectedRevision) {
       return commit(key, 'update', () => {
         const cur = st.getObject.get(key);
+        if (expectedRevision !== undefined) checkRevisionArg('expectedRevision', expectedRevision);
         if (!cur) throw new StoreNotFoundError(key);
         if (expectedRevision !== undefined && cur.rev !== expectedRevision) throw new StoreConflictError(key, stored(key, cur));
         return writeNew(key, 'MODIFIED', obj, cur.rev, cur);
@@ -271,6 +278,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     delete(key, expectedRevision) {
       return commit(key, 'delete', () => {
         const cur = st.getObject.get(key);
+        if (expectedRevision !== undefined) checkRevisionArg('expectedRevision', expectedRevision);
         if (!cur) throw new StoreNotFoundError(key);
         if (expectedRevision !== undefined && cur.rev !== expectedRevision) throw new StoreConflictError(key, stored(key, cur));
         const rev = revision + 1;
@@ -284,6 +292,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 
     watch(prefix, opts) {
       checkOpen();
+      checkRevisionArg('fromRevision', opts.fromRevision);
       if (opts.fromRevision > 0) checkReadable(opts.fromRevision);
       return hub.subscribe(prefix, opts, revision);
     },
@@ -300,8 +309,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       });
       if (target === undefined) return 0;
       const started = clock.now();
-      const removed = runCompaction(db, cst, target, cfg.compactionBatch, () => {
-        st.setMeta.run(META_COMPACT_REV, String(target));
+      const removed = runCompaction(db, cst, {
+        done: Number(st.getMeta.get(META_COMPACT_DONE) ?? '0'),
+        target,
+        batch: cfg.compactionBatch,
+        persistTarget: () => st.setMeta.run(META_COMPACT_REV, String(target)),
+        persistDone: (done) => st.setMeta.run(META_COMPACT_DONE, String(done)),
       });
       compacted = target;
       if (cfg.path !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');

@@ -84,14 +84,20 @@ export async function deleteRbacList(client: KubeClient, list: readonly RbacObje
   return errors;
 }
 
-/** Namespace apply: direct get, create if missing, merge labels and update only when changed. */
-export async function applyNamespace(client: KubeClient, name: string, labels: Record<string, string>, signal: AbortSignal): Promise<void> {
+/**
+ * Namespace apply: read (from the label-filtered cache when given, else the API), create if missing,
+ * merge labels and update only when changed. A namespace without the label is not in the cache: the
+ * create then fails with AlreadyExists and the live object is read and labelled.
+ */
+export async function applyNamespace(client: KubeClient, name: string, labels: Record<string, string>, signal: AbortSignal, cache?: Lister<KubeObject>): Promise<void> {
   const rc = client.resource<Namespace>(resourceTypes.namespaces);
   let existing: Namespace;
   try {
-    existing = await rc.get(name, { signal });
+    const cached = cache?.get(name) as Namespace | undefined;
+    if (cache && !cached) throw new NotCached();
+    existing = cached ?? (await rc.get(name, { signal }));
   } catch (err) {
-    if (!isNotFound(err)) throw err;
+    if (!(err instanceof NotCached) && !isNotFound(err)) throw err;
     try {
       await rc.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { ...labels } } }, { signal });
       return;
@@ -106,3 +112,5 @@ export async function applyNamespace(client: KubeClient, name: string, labels: R
   next.metadata.labels = { ...cur, ...labels };
   await rc.update(next, { signal });
 }
+
+class NotCached extends Error {}

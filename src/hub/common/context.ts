@@ -20,6 +20,8 @@ export interface HubInformers {
   clusterRoles: Informer<KubeObject>;
   clusterRoleBindings: Informer<KubeObject>;
   roleBindings: Informer<KubeObject>;
+  /** Namespaces carrying the cluster-name label (the ones the hub creates). */
+  namespaces: Informer<KubeObject>;
 }
 
 export type NewController = (opts: Omit<ControllerOptions, 'log' | 'clock'> & { log?: Logger }) => Controller;

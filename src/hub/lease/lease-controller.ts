@@ -50,11 +50,11 @@ export function setupLeaseController(ctx: HubContext, opts: { instance?: string 
       type: 'Warning',
       regarding: { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', name, namespace: name, ...(cluster.metadata.uid ? { uid: cluster.metadata.uid } : {}) },
     };
-    try {
-      await client.resource<EventV1>(resourceTypes.eventsV1, name).create(event, { signal });
-    } catch (err) {
-      log.warn('cannot record event AvailableUnknown', { key: name, err });
-    }
+    // Recorded in the background, like an event broadcaster: the worker moves on to the next cluster.
+    client
+      .resource<EventV1>(resourceTypes.eventsV1, name)
+      .create(event, { signal })
+      .catch((err: unknown) => log.warn('cannot record event AvailableUnknown', { key: name, err }));
   }
 
   async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {

@@ -112,7 +112,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     const name = cluster.metadata.name ?? '';
     const errors: Error[] = [];
     try {
-      await applyNamespace(client, name, clusterLabels(name, options.labels), signal);
+      await applyNamespace(client, name, clusterLabels(name, options.labels), signal, informers.namespaces.lister);
     } catch (err) {
       errors.push(new Error(`"namespace ${name}" (Namespace): ${errorOf(err).message}`, { cause: err }));
     }

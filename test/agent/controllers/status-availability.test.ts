@@ -80,3 +80,37 @@ test('Available becomes False only after the failure threshold; one event per ch
     spokeClient.close();
   }
 });
+
+test('a spoke without the ClusterClaim CRD still reports Joined and Available', async () => {
+  const name = 'no-claim-crd';
+  await createAcceptedCluster(env.hubAdmin, name);
+  const ac = new AbortController();
+  setMaxListeners(50, ac.signal);
+  const hubInformers = createInformerFactory(env.hubAdmin);
+  // the hub server has no clusterclaims/clusterproperties CRDs: use it as the spoke
+  const spokeInformers = createInformerFactory(env.hubAdmin);
+  const c = createStatusController({
+    clusterName: name,
+    hubClient: env.hubAdmin,
+    hubInformers,
+    spokeClient: env.hubAdmin,
+    spokeInformers,
+    bootstrapServerUrl: 'https://hub',
+    features: { ClusterClaim: true, ClusterProperty: true },
+    resyncMs: 200,
+    log: nullLogger(),
+  });
+  hubInformers.start(ac.signal);
+  spokeInformers.start(ac.signal);
+  const running = c.run(ac.signal);
+  try {
+    const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
+    await waitFor(async () => {
+      const conds = (await clusters.get(name)).status?.conditions;
+      return findCondition(conds, 'ManagedClusterJoined')?.status === 'True' && findCondition(conds, 'ManagedClusterConditionAvailable')?.status === 'True';
+    }, 10_000);
+  } finally {
+    ac.abort();
+    await running;
+  }
+});

@@ -1,0 +1,85 @@
+// Registry strategies of the RBAC kinds (embedded-apiserver.md §15.4): bindings need a valid
+// roleRef, which is immutable (`cannot change roleRef`), and well-formed subjects. Plug in through
+// `builtinResources(rbacStrategyOverrides())`.
+
+import type { KubeObject } from '../../api/meta.js';
+import { fieldErrors, type FieldError } from '../http/errors.js';
+import type { ResourceStrategy } from '../registry/types.js';
+import type { RoleRef, Subject } from './rbac-rules.js';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+function roleRefErrors(ref: RoleRef | undefined, clusterScoped: boolean): FieldError[] {
+  if (!ref || typeof ref !== 'object') return [fieldErrors.required('roleRef')];
+  const errs: FieldError[] = [];
+  if (ref.apiGroup !== RBAC_GROUP) errs.push(fieldErrors.notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
+  const kinds = clusterScoped ? ['ClusterRole'] : ['Role', 'ClusterRole'];
+  if (!kinds.includes(ref.kind ?? '')) errs.push(fieldErrors.notSupported('roleRef.kind', ref.kind ?? '', kinds));
+  if (!ref.name) errs.push(fieldErrors.required('roleRef.name'));
+  return errs;
+}
+
+function subjectErrors(subjects: unknown, clusterScoped: boolean): FieldError[] {
+  if (subjects === undefined || subjects === null) return [];
+  if (!Array.isArray(subjects)) return [fieldErrors.typeInvalid('subjects', subjects, 'must be a list')];
+  const errs: FieldError[] = [];
+  (subjects as Subject[]).forEach((s, i) => {
+    const f = `subjects[${i}]`;
+    if (!s?.name) errs.push(fieldErrors.required(`${f}.name`));
+    if (s?.kind === 'ServiceAccount') {
+      if (clusterScoped && !s.namespace) errs.push(fieldErrors.required(`${f}.namespace`));
+    } else if (s?.kind === 'User' || s?.kind === 'Group') {
+      if (s.apiGroup !== RBAC_GROUP) errs.push(fieldErrors.notSupported(`${f}.apiGroup`, s.apiGroup ?? '', [RBAC_GROUP]));
+    } else {
+      errs.push(fieldErrors.notSupported(`${f}.kind`, s?.kind ?? '', ['ServiceAccount', 'User', 'Group']));
+    }
+  });
+  return errs;
+}
+
+/** v1 defaulting: User and Group subjects without apiGroup get rbac.authorization.k8s.io. */
+function defaultSubjects(obj: KubeObject): void {
+  if (!Array.isArray(obj.subjects)) return;
+  for (const sub of obj.subjects as Subject[]) {
+    if (sub && typeof sub === 'object' && !sub.apiGroup && (sub.kind === 'User' || sub.kind === 'Group')) sub.apiGroup = RBAC_GROUP;
+  }
+}
+
+function bindingStrategy(clusterScoped: boolean): ResourceStrategy {
+  return {
+    prepareForCreate: (obj) => defaultSubjects(obj),
+    prepareForUpdate: (obj) => defaultSubjects(obj),
+    validate(obj: KubeObject, old: KubeObject | undefined): FieldError[] {
+      const errs = [...roleRefErrors(obj.roleRef as RoleRef | undefined, clusterScoped), ...subjectErrors(obj.subjects, clusterScoped)];
+      if (old && JSON.stringify(old.roleRef ?? null) !== JSON.stringify(obj.roleRef ?? null)) {
+        errs.push(fieldErrors.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
+      }
+      return errs;
+    },
+  };
+}
+
+const roleStrategy: ResourceStrategy = {
+  validate(obj: KubeObject): FieldError[] {
+    if (obj.rules === undefined || obj.rules === null) return [];
+    if (!Array.isArray(obj.rules)) return [fieldErrors.typeInvalid('rules', obj.rules, 'must be a list')];
+    const errs: FieldError[] = [];
+    (obj.rules as Array<Record<string, unknown>>).forEach((r, i) => {
+      if (!Array.isArray(r?.verbs) || r.verbs.length === 0) errs.push(fieldErrors.required(`rules[${i}].verbs`, 'verbs must contain at least one value'));
+      const nonRes = Array.isArray(r?.nonResourceURLs) && r.nonResourceURLs.length > 0;
+      const res = Array.isArray(r?.resources) && r.resources.length > 0;
+      if (nonRes && res) errs.push(fieldErrors.invalid(`rules[${i}].nonResourceURLs`, r.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+    });
+    return errs;
+  },
+};
+
+/** Strategy overrides keyed `<group>/<resource>` for the registry's built-in RBAC kinds. */
+export function rbacStrategyOverrides(): Record<string, ResourceStrategy> {
+  return {
+    [`${RBAC_GROUP}/rolebindings`]: bindingStrategy(false),
+    [`${RBAC_GROUP}/clusterrolebindings`]: bindingStrategy(true),
+    [`${RBAC_GROUP}/roles`]: roleStrategy,
+    [`${RBAC_GROUP}/clusterroles`]: roleStrategy,
+  };
+}

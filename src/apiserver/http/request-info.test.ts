@@ -1,0 +1,35 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseBool, parseRequestInfo } from './request-info.js';
+
+describe('parseRequestInfo', () => {
+  const cases: { name: string; method: string; url: string; expected: Record<string, unknown> }[] = [
+    { name: 'core namespaced list', method: 'GET', url: '/api/v1/namespaces/ns/configmaps', expected: { kind: 'resource', group: '', version: 'v1', namespace: 'ns', resource: 'configmaps', name: '', verb: 'list' } },
+    { name: 'core object', method: 'GET', url: '/api/v1/namespaces/ns/configmaps/a', expected: { resource: 'configmaps', name: 'a', pathName: 'a', verb: 'get' } },
+    { name: 'watch param', method: 'GET', url: '/api/v1/configmaps?watch=True', expected: { verb: 'watch', namespace: '' } },
+    { name: 'watch path prefix', method: 'GET', url: '/api/v1/watch/namespaces/ns/configmaps', expected: { verb: 'watch', namespace: 'ns', resource: 'configmaps' } },
+    { name: 'field selector name', method: 'GET', url: '/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dx', expected: { verb: 'list', name: 'x', pathName: '' } },
+    { name: 'namespace object', method: 'DELETE', url: '/api/v1/namespaces/foo', expected: { resource: 'namespaces', name: 'foo', namespace: 'foo', verb: 'delete' } },
+    { name: 'namespace finalize', method: 'PUT', url: '/api/v1/namespaces/foo/finalize', expected: { resource: 'namespaces', name: 'foo', subresource: 'finalize', verb: 'update' } },
+    { name: 'group subresource', method: 'PUT', url: '/apis/certificates.k8s.io/v1/certificatesigningrequests/c/approval', expected: { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', name: 'c', subresource: 'approval', verb: 'update' } },
+    { name: 'deletecollection', method: 'DELETE', url: '/api/v1/namespaces/ns/secrets', expected: { verb: 'deletecollection' } },
+    { name: 'patch', method: 'PATCH', url: '/apis/g.io/v1/things/t', expected: { verb: 'patch', group: 'g.io' } },
+    { name: 'too many segments', method: 'GET', url: '/api/v1/namespaces/ns/configmaps/a/b/c', expected: { extraSegments: true } },
+    { name: 'discovery /apis/g', method: 'GET', url: '/apis/g.io', expected: { kind: 'nonResource', discovery: { prefix: 'apis', group: 'g.io' } } },
+    { name: 'discovery /api/v1', method: 'GET', url: '/api/v1', expected: { kind: 'nonResource', discovery: { prefix: 'api', version: 'v1' } } },
+    { name: 'non-resource', method: 'HEAD', url: '/healthz', expected: { kind: 'nonResource', path: '/healthz', verb: 'get' } },
+  ];
+  for (const c of cases) {
+    it(`should parse ${c.name}`, () => {
+      const u = new URL(c.url, 'https://x');
+      const info = parseRequestInfo(c.method, u.pathname, u.searchParams) as unknown as Record<string, unknown>;
+      for (const [k, v] of Object.entries(c.expected)) assert.deepEqual(info[k], v, k);
+    });
+  }
+  it('should parse Go booleans', () => {
+    for (const t of ['1', 't', 'T', 'true', 'TRUE', 'True']) assert.equal(parseBool(t, 'x'), true);
+    for (const f of ['0', 'f', 'F', 'false', 'FALSE', 'False']) assert.equal(parseBool(f, 'x'), false);
+    assert.equal(parseBool(null, 'x'), undefined);
+    assert.throws(() => parseBool('yes', 'x'));
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateName, jsonEqual, rfc3339, validateMetaFields, validateName } from './object-meta.js';
+
+describe('object metadata rules', () => {
+  const names: { name: string; rule: 'subdomain' | 'label' | 'path'; ok: boolean }[] = [
+    { name: 'a.b-c', rule: 'subdomain', ok: true },
+    { name: 'A', rule: 'subdomain', ok: false },
+    { name: 'a.b', rule: 'label', ok: false },
+    { name: 'x'.repeat(64), rule: 'label', ok: false },
+    { name: 'x'.repeat(253), rule: 'subdomain', ok: true },
+    { name: 'system:node:a', rule: 'path', ok: true },
+    { name: '..', rule: 'path', ok: false },
+    { name: 'a/b', rule: 'path', ok: false },
+    { name: 'a%b', rule: 'path', ok: false },
+  ];
+  for (const c of names) {
+    it(`should ${c.ok ? 'accept' : 'refuse'} ${c.name.slice(0, 20)} as ${c.rule}`, () => {
+      assert.equal(validateName(c.name, c.rule).length === 0, c.ok);
+    });
+  }
+  it('should validate labels, annotations, finalizers and owner references', () => {
+    assert.deepEqual(validateMetaFields({ labels: { 'example.com/a': 'b', c: '' }, finalizers: ['kubernetes', 'x.io/y'] }), []);
+    assert.equal(validateMetaFields({ labels: { 'a b': 'c' } }).length, 1);
+    assert.equal(validateMetaFields({ labels: { a: 'bad value' } }).length, 1);
+    assert.equal(validateMetaFields({ finalizers: ['bad finalizer'] })[0]?.field, 'metadata.finalizers[0]');
+    const two = { apiVersion: 'v1', kind: 'K', name: 'n', uid: 'u', controller: true };
+    assert.equal(validateMetaFields({ ownerReferences: [two, { ...two, uid: 'v' }] }).length, 1);
+  });
+  it('should generate names from the prefix (max 58 chars) and 5 safe characters', () => {
+    let i = 0;
+    const seq = [0, 0.99, 0.5, 0.1, 0.2];
+    assert.match(generateName('p-', () => seq[i++ % seq.length] as number), /^p-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    assert.equal(generateName('x'.repeat(70), () => 0).length, 63);
+  });
+  it('should format RFC 3339 seconds and compare JSON structurally', () => {
+    assert.equal(rfc3339(Date.parse('2025-01-01T10:00:00.789Z')), '2025-01-01T10:00:00Z');
+    assert.ok(jsonEqual({ a: [1, { b: 2 }], c: undefined }, { a: [1, { b: 2 }] }));
+    assert.ok(!jsonEqual({ a: [1, 2] }, { a: [2, 1] }));
+  });
+});
