@@ -12,7 +12,6 @@ import { FeatureGateError, parseFeatureGates, SPOKE_FEATURE_DEFAULTS } from '../
 import { serviceAccountNamespace } from '../agent/agent-clients.js';
 import { defaultAgentOptions, type SpokeAgentOptions } from '../agent/options/agent-options.js';
 import { DurationError, parseGoDuration } from '../agent/options/duration.js';
-import { startSpokeAgent } from '../agent/spoke-agent.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
 import { CliUsageError } from './usage-error.js';
 
@@ -242,6 +241,8 @@ export function registerAgentCommand(program: Command): void {
       // Keep the event loop alive while the agent waits on aborts (its timers are unref'd).
       const keepAlive = setInterval(() => {}, 1 << 30);
       try {
+        // Loaded only when the command runs: `ocm-ts --help` and other commands stay light.
+        const { startSpokeAgent } = await import('../agent/spoke-agent.js');
         const handle = await startSpokeAgent({ options: opts, log });
         ctl.signal.addEventListener('abort', () => void handle.stop(), { once: true });
         const code = await handle.done;

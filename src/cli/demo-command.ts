@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { realClock } from '../util/clock.js';
-import { runDemo } from './demo.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
 
@@ -21,6 +20,7 @@ export function registerDemoCommand(program: Command): void {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       try {
+        const { runDemo } = await import('./demo.js');
         await runDemo({ dataDir: resolve(flags.dataDir), clusters: n, refreshMs: Math.max(200, refreshMs), clock: realClock, signal: ac.signal, out: process.stdout });
       } finally {
         process.off('SIGINT', stop);

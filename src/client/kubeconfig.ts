@@ -1,13 +1,11 @@
-// Kubeconfig → ClientConfig. Parsing uses @kubernetes/client-node's KubeConfig (clusters, users,
-// contexts, inline data and file references); token files (`tokenFile` / `token-file`) are handled
-// here so that relative names resolve against the kubeconfig's directory. A KubeconfigSource built
+// Kubeconfig → ClientConfig: clusters, users and contexts, inline data and file references, token
+// files (`tokenFile` / `token-file`); relative names resolve against the kubeconfig's directory. A KubeconfigSource built
 // from a path re-reads the kubeconfig and every file it references when one of them changes, so a
 // certificate rotated in place is used by the next new connection.
 
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parse as parseYaml } from 'yaml';
 
 /** Everything needed to reach one API server as one identity. PEMs are file contents, not paths. */
 export interface ClientConfig {
@@ -61,6 +59,32 @@ export function loadKubeconfigString(text: string, opts: LoadKubeconfigOptions &
   return parseKubeconfig(text, opts).config;
 }
 
+interface NamedEntry {
+  name: string;
+  body: Record<string, unknown>;
+}
+
+/** The `clusters`/`users`/`contexts` list of a kubeconfig as name → body (the field named `field`). */
+function namedEntries(doc: Record<string, unknown>, list: string, field: string): NamedEntry[] {
+  const raw = doc[list];
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new KubeconfigError(`invalid kubeconfig: ${list} must be a list`);
+  return raw.map((e, i) => {
+    if (!isRecord(e) || typeof e.name !== 'string' || e.name === '') throw new KubeconfigError(`invalid kubeconfig: ${list}[${i}] has no name`);
+    const body = e[field];
+    if (body !== undefined && body !== null && !isRecord(body)) throw new KubeconfigError(`invalid kubeconfig: ${list}[${i}].${field} must be a mapping`);
+    return { name: e.name, body: (body as Record<string, unknown> | undefined) ?? {} };
+  });
+}
+
+function str(body: Record<string, unknown>, key: string): string | undefined {
+  const v = body[key];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+// The format is parsed here with the `yaml` package rather than @kubernetes/client-node's
+// KubeConfig: importing that module alone costs ~74 MiB of resident memory (measured on Node 20),
+// more than the agent's whole budget, for a format of three small lists.
 function parseKubeconfig(text: string, opts: LoadKubeconfigOptions & { baseDir?: string }): LoadedKubeconfig {
   const baseDir = opts.baseDir ?? process.cwd();
   let doc: unknown;
@@ -70,65 +94,55 @@ function parseKubeconfig(text: string, opts: LoadKubeconfigOptions & { baseDir?:
     throw new KubeconfigError(`invalid kubeconfig: ${(err as Error).message}`, { cause: err });
   }
   if (!isRecord(doc)) throw new KubeconfigError('invalid kubeconfig: not a YAML mapping');
-  // Pull token files out before client-node sees them (it reads them relative to the cwd).
-  const tokenFiles = new Map<string, string>();
-  if (Array.isArray(doc.users)) {
-    for (const u of doc.users) {
-      if (!isRecord(u) || typeof u.name !== 'string' || !isRecord(u.user)) continue;
-      const tf = u.user.tokenFile ?? u.user['token-file'];
-      if (typeof tf === 'string' && tf !== '') tokenFiles.set(u.name, absPath(baseDir, tf));
-      delete u.user.tokenFile;
-      delete u.user['token-file'];
-    }
-  }
-  const kc = new KubeConfig();
-  try {
-    kc.loadFromString(stringifyYaml(doc));
-  } catch (err) {
-    throw new KubeconfigError(`invalid kubeconfig: ${(err as Error).message}`, { cause: err });
-  }
-  kc.makePathsAbsolute(baseDir);
-  const contextName = opts.context ?? kc.getCurrentContext();
+  const clusters = namedEntries(doc, 'clusters', 'cluster');
+  const users = namedEntries(doc, 'users', 'user');
+  const contexts = namedEntries(doc, 'contexts', 'context');
+  const contextName = opts.context ?? (typeof doc['current-context'] === 'string' ? doc['current-context'] : '');
   if (!contextName) throw new KubeconfigError('kubeconfig has no current-context');
-  const ctx = kc.getContextObject(contextName);
+  const ctx = contexts.find((c) => c.name === contextName)?.body;
   if (!ctx) throw new KubeconfigError(`kubeconfig does not contains context: ${contextName}`);
-  const cluster = kc.getCluster(ctx.cluster);
-  if (!cluster) throw new KubeconfigError(`kubeconfig does not contains cluster: ${ctx.cluster}`);
-  const user = ctx.user ? kc.getUser(ctx.user) : null;
+  const clusterName = str(ctx, 'cluster') ?? '';
+  const cluster = clusters.find((c) => c.name === clusterName)?.body;
+  if (!cluster) throw new KubeconfigError(`kubeconfig does not contains cluster: ${clusterName}`);
+  const server = str(cluster, 'server');
+  if (!server) throw new KubeconfigError(`kubeconfig cluster ${clusterName} has no server`);
+  const userName = str(ctx, 'user');
+  const user = userName === undefined ? undefined : users.find((u) => u.name === userName)?.body;
+  if (userName !== undefined && !user) throw new KubeconfigError(`kubeconfig does not contains user: ${userName}`);
   const files: string[] = [];
-  const readPem = (file: string | undefined | null, data: string | undefined | null, what: string): string | undefined => {
-    if (data) return Buffer.from(data, 'base64').toString('utf8');
+  const readFile = (file: string | undefined, what: string): string | undefined => {
     if (!file) return undefined;
-    files.push(file);
+    const abs = absPath(baseDir, file);
+    files.push(abs);
     try {
-      return readFileSync(file, 'utf8');
+      return readFileSync(abs, 'utf8');
     } catch (err) {
-      throw new KubeconfigError(`cannot read ${what} ${file}: ${(err as Error).message}`, { cause: err });
+      throw new KubeconfigError(`cannot read ${what} ${abs}: ${(err as Error).message}`, { cause: err });
     }
   };
-  const config: ClientConfig = { server: cluster.server.replace(/\/+$/, ''), contextName };
-  const caPem = readPem(cluster.caFile, cluster.caData, 'certificate-authority');
+  const readPem = (body: Record<string, unknown>, key: string): string | undefined => {
+    const data = str(body, `${key}-data`);
+    return data !== undefined ? Buffer.from(data, 'base64').toString('utf8') : readFile(str(body, key), key);
+  };
+  const config: ClientConfig = { server: server.replace(/\/+$/, ''), contextName };
+  const caPem = readPem(cluster, 'certificate-authority');
   if (caPem !== undefined) config.caPem = caPem;
-  if (cluster.skipTLSVerify) config.insecureSkipTlsVerify = true;
-  if (cluster.tlsServerName) config.tlsServerName = cluster.tlsServerName;
-  if (ctx.namespace) config.namespace = ctx.namespace;
+  if (cluster['insecure-skip-tls-verify'] === true) config.insecureSkipTlsVerify = true;
+  const tlsServerName = str(cluster, 'tls-server-name');
+  if (tlsServerName) config.tlsServerName = tlsServerName;
+  const namespace = str(ctx, 'namespace');
+  if (namespace) config.namespace = namespace;
   if (user) {
-    if (user.exec) throw new KubeconfigError(`kubeconfig user ${user.name}: exec credential plugins are not supported`);
-    if (user.authProvider) throw new KubeconfigError(`kubeconfig user ${user.name}: auth-provider is not supported`);
-    const certPem = readPem(user.certFile, user.certData, 'client-certificate');
-    const keyPem = readPem(user.keyFile, user.keyData, 'client-key');
+    if (user.exec !== undefined && user.exec !== null) throw new KubeconfigError(`kubeconfig user ${userName}: exec credential plugins are not supported`);
+    if (user['auth-provider'] !== undefined && user['auth-provider'] !== null) throw new KubeconfigError(`kubeconfig user ${userName}: auth-provider is not supported`);
+    const certPem = readPem(user, 'client-certificate');
+    const keyPem = readPem(user, 'client-key');
     if (certPem !== undefined) config.certPem = certPem;
     if (keyPem !== undefined) config.keyPem = keyPem;
-    if (user.token) config.token = user.token;
-    const tf = tokenFiles.get(user.name);
-    if (tf !== undefined) {
-      files.push(tf);
-      try {
-        config.token = readFileSync(tf, 'utf8').trim();
-      } catch (err) {
-        throw new KubeconfigError(`cannot read token file ${tf}: ${(err as Error).message}`, { cause: err });
-      }
-    }
+    const token = str(user, 'token');
+    if (token) config.token = token;
+    const tokenText = readFile(str(user, 'tokenFile') ?? str(user, 'token-file'), 'token file');
+    if (tokenText !== undefined) config.token = tokenText.trim();
   }
   return { config, files };
 }

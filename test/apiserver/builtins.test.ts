@@ -44,6 +44,21 @@ describe('apiserver built-in kinds', () => {
     assert.equal(coreSel.json.items.length, 1);
   });
 
+  it('should expire old Events after the configured TTL', async () => {
+    const short = await startTestApiServer({ eventTtlMs: 100 });
+    const r = rawClient(short.kubeConfig);
+    try {
+      const old = await r.request('POST', '/api/v1/namespaces/default/events', {
+        body: { metadata: { name: 'old.1' }, involvedObject: { name: 'x' }, reason: 'R', message: 'm', lastTimestamp: '2020-01-01T00:00:00Z' },
+      });
+      assert.equal(old.status, 201, old.text);
+      await waitFor(async () => (await r.request('GET', '/api/v1/namespaces/default/events/old.1')).status === 404, 5000);
+    } finally {
+      r.close();
+      await short.stop();
+    }
+  });
+
   it('should store Leases with MicroTime and reject negative durations', async () => {
     const ok = await raw.request('POST', '/apis/coordination.k8s.io/v1/namespaces/default/leases', {
       body: { metadata: { name: 'l1' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 60, renewTime: '2025-01-01T10:05:00.123456Z' } },

@@ -57,7 +57,8 @@ before(async () => {
   hubKubeconfigDir = join(dir, 'hub-kubeconfig');
 });
 
-test('hub + spoke + agent + accept: Joined and Available, shown by get clusters', async () => {
+test('hub + spoke + agent + accept: Joined and Available, shown by get clusters', async (t) => {
+  const t0 = Date.now();
   agent = runCli([
     'agent',
     '--kubeconfig', spoke.adminKubeconfig,
@@ -71,6 +72,7 @@ test('hub + spoke + agent + accept: Joined and Available, shown by get clusters'
   ]);
   const accept = await runCliToEnd(['accept', 'c1', '--kubeconfig', hub.adminKubeconfig, '--wait', '--timeout', '60s'], 90_000);
   assert.equal(accept.code, 0, `${accept.describe}\n--- agent ---\n${agent.describe()}`);
+  t.diagnostic(`accept --wait returned after ${Date.now() - t0} ms`);
   assert.match(accept.stdout, /approved CSR c1-\S+ of cluster c1/);
   assert.match(accept.stdout, /set hubAcceptsClient to true for cluster c1/);
   assert.match(accept.stdout, /cluster c1 joined/);
@@ -83,10 +85,16 @@ test('hub + spoke + agent + accept: Joined and Available, shown by get clusters'
     const c = await getCluster(hub.adminKubeconfig, 'c1');
     return conditionStatus(c, JOINED) === 'True' && conditionStatus(c, AVAILABLE) === 'True' ? c : undefined;
   }, 30_000, 'c1 Joined and Available (client-node)');
+  t.diagnostic(`Joined and Available after ${Date.now() - t0} ms`);
   assert.equal(mc.spec.hubAcceptsClient, true);
   assert.equal(mc.spec.managedClusterClientConfigs?.[0]?.url, spoke.url);
 
-  const json = await runCliToEnd(['get', 'clusters', '--kubeconfig', hub.adminKubeconfig, '-o', 'json']);
+  // The three output formats, run side by side (each is a process start).
+  const [json, table, wide] = await Promise.all([
+    runCliToEnd(['get', 'clusters', '--kubeconfig', hub.adminKubeconfig, '-o', 'json']),
+    runCliToEnd(['get', 'clusters', '--kubeconfig', hub.adminKubeconfig]),
+    runCliToEnd(['get', 'clusters', '--kubeconfig', hub.adminKubeconfig, '-o', 'wide']),
+  ]);
   assert.equal(json.code, 0, json.describe);
   const list = JSON.parse(json.stdout);
   assert.equal(list.kind, 'List');
@@ -96,7 +104,6 @@ test('hub + spoke + agent + accept: Joined and Available, shown by get clusters'
   assert.equal(conditionStatus(c1, JOINED), 'True');
   assert.equal(conditionStatus(c1, AVAILABLE), 'True');
 
-  const table = await runCliToEnd(['get', 'clusters', '--kubeconfig', hub.adminKubeconfig]);
   assert.equal(table.code, 0, table.describe);
   const [header, ...rows] = table.stdout.trimEnd().split('\n');
   assert.match(header!, /^NAME\s+HUB ACCEPTED\s+MANAGED CLUSTER URLS\s+JOINED\s+AVAILABLE\s+AGE$/);
@@ -104,7 +111,7 @@ test('hub + spoke + agent + accept: Joined and Available, shown by get clusters'
   assert.ok(row, table.stdout);
   assert.match(row, new RegExp(`^c1\\s+true\\s+${spoke.url.replace(/[.]/g, '\\.')}\\s+True\\s+True\\s+\\d+s$`));
 
-  const wide = await runCliToEnd(['get', 'clusters', '--kubeconfig', hub.adminKubeconfig, '-o', 'wide']);
+  t.diagnostic(`get clusters checked after ${Date.now() - t0} ms`);
   assert.equal(wide.code, 0, wide.describe);
   assert.match(wide.stdout.split('\n')[0]!, /^NAME\s+HUB ACCEPTED\s+MANAGED CLUSTER URLS\s+JOINED\s+AVAILABLE\s+AGE\s+CLUSTERSET\s+KUBERNETES VERSION\s+CPU\s+MEMORY\s+CLOCK SYNCED$/);
 });

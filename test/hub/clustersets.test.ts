@@ -22,7 +22,13 @@ test('default and global sets are created and their selector is restored', async
   assert.deepEqual(d.spec?.clusterSelector, { selectorType: 'ExclusiveClusterSetLabel' });
   const g = await waitFor(() => sets().get('global'), 5000);
   assert.deepEqual(g.spec?.clusterSelector, { selectorType: 'LabelSelector', labelSelector: {} });
-  await sets().update({ ...g, spec: { clusterSelector: { selectorType: 'LabelSelector', labelSelector: { matchLabels: { a: 'b' } } }, managedNamespaces: [{ name: 'keep-me' }] } });
+  assert.ok(g.metadata.uid);
+  // the hub writes the set's status concurrently: retry the edit on conflicts with a fresh read
+  await waitFor(async () => {
+    const cur = await sets().get('global');
+    await sets().update({ ...cur, spec: { clusterSelector: { selectorType: 'LabelSelector', labelSelector: { matchLabels: { a: 'b' } } }, managedNamespaces: [{ name: 'keep-me' }] } });
+    return true;
+  }, 5000);
   await waitFor(async () => JSON.stringify((await sets().get('global')).spec?.clusterSelector) === JSON.stringify({ selectorType: 'LabelSelector', labelSelector: {} }), 5000);
   assert.deepEqual((await sets().get('global')).spec?.managedNamespaces, [{ name: 'keep-me' }]);
   await sets().delete('default');

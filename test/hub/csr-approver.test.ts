@@ -45,6 +45,9 @@ before(async () => {
     }
     return true;
   }, 5000);
+  // auto-accept stamps the annotation once (RFC 3339, second precision)
+  const r1 = await fx.admin.resource<ManagedCluster>(resourceTypes.managedClusters).get('r1');
+  assert.match(r1.metadata.annotations?.['open-cluster-management.io/automatically-accepted-on'] ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   agentR1 = await clientAs(fx.server, agentUser('r1'), agentGroups('r1'));
   agentR2 = await clientAs(fx.server, agentUser('r2'), agentGroups('r2'));
 });

@@ -18,7 +18,7 @@ export interface HubFixture {
   /** Admin client for the test's own reads and writes. */
   admin: KubeClient;
   hub: HubManager | undefined;
-  startHub(options?: HubOptionsInput): Promise<HubManager>;
+  startHub(options?: HubOptionsInput, listen?: string): Promise<HubManager>;
   stopHub(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -39,13 +39,14 @@ export async function startHubFixture(opts: { hub?: HubOptionsInput | false; ext
     server,
     admin,
     hub: undefined,
-    async startHub(options: HubOptionsInput = {}) {
+    async startHub(options: HubOptionsInput = {}, listen?: string) {
       ac = new AbortController();
       fx.hub = await startHubManager({
         kubeconfigPath: server.adminKubeconfigPath,
         options: { ...options, timings: { ...FAST_TIMINGS, ...(options.timings ?? {}) } },
         log: testLog(),
         signal: ac.signal,
+        ...(listen !== undefined ? { listen } : {}),
       });
       return fx.hub;
     },

@@ -69,8 +69,11 @@ test('accept creates the namespace, exact RBAC with labels, finalizers and HubAc
 
 test('an edited cluster RBAC object is restored', async () => {
   const rc = fx.admin.resource<ClusterRole>(resourceTypes.clusterRoles);
-  const cr = await rc.get('open-cluster-management:managedcluster:c1');
-  await rc.update({ ...cr, rules: [] });
+  await waitFor(async () => {
+    const cr = await rc.get('open-cluster-management:managedcluster:c1');
+    await rc.update({ ...cr, rules: [] });
+    return true;
+  }, 5000);
   await waitFor(async () => ((await rc.get('open-cluster-management:managedcluster:c1')).rules ?? []).length === 4, 5000);
 });
 

@@ -50,7 +50,9 @@ export interface AgentMetrics {
 
 export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): AgentMetrics {
   const registry = new Registry();
-  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  // The event-loop-lag histogram samples on a libuv timer at this resolution: prom-client's 10 ms
+  // default wakes an idle agent 100 times a second, so sample once a second instead.
+  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
   return {
     registry,
     restarts: new Counter({ name: 'ocm_agent_restarts_total', help: 'In-process restarts of the registration agent start sequence', registers: [registry] }),

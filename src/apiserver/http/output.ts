@@ -48,31 +48,43 @@ export function sendList(res: ServerResponse, list: KubeList, o: OutputContext):
   sendJson(res, 200, body, { yaml: o.format.type === 'yaml', pretty: o.pretty });
 }
 
-/** Per-server cache: stored object identity → serialised JSON event payload, per wire version. */
-export type EncodeCache = Map<string, WeakMap<KubeObject, string>>;
+/**
+ * Per-server cache: stored object identity → encoded watch line (Buffer, newline included) per
+ * wire version and event type, so one event is serialised and UTF-8 encoded once for all watchers.
+ */
+export type EncodeCache = Map<string, WeakMap<KubeObject, Map<WatchEventType, Buffer>>>;
+
+function lineOf(type: WatchEventType, object: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify({ type, object })}\n`);
+}
 
 export function watchEncoder(o: OutputContext, cache: EncodeCache): WatchEncoder {
   const apiVersion = o.served.def.group ? `${o.served.def.group}/${o.version}` : o.version;
   const cacheKey = `${o.served.def.group}/${o.served.def.resource}/${o.version}`;
   return {
-    line(type: WatchEventType, obj: KubeObject, first: boolean): string {
-      if (type === 'ERROR' || type === 'BOOKMARK') return JSON.stringify({ type, object: obj });
+    line(type: WatchEventType, obj: KubeObject, first: boolean): Buffer {
+      if (type === 'ERROR' || type === 'BOOKMARK') return lineOf(type, obj);
       if (o.format.type === 'table') {
         const wire = toWire(o.served, o.version, obj);
-        return JSON.stringify({ type, object: toTable([wire], { resourceVersion: wire.metadata.resourceVersion }, tableOptions(o, first)) });
+        return lineOf(type, toTable([wire], { resourceVersion: wire.metadata.resourceVersion }, tableOptions(o, first)));
       }
-      if (o.format.type === 'partial') return JSON.stringify({ type, object: toPartial(toWire(o.served, o.version, obj)) });
+      if (o.format.type === 'partial') return lineOf(type, toPartial(toWire(o.served, o.version, obj)));
       let byObj = cache.get(cacheKey);
       if (!byObj) {
         byObj = new WeakMap();
         cache.set(cacheKey, byObj);
       }
-      let json = byObj.get(obj);
-      if (json === undefined) {
-        json = JSON.stringify(toWire(o.served, o.version, obj));
-        byObj.set(obj, json);
+      let byType = byObj.get(obj);
+      if (!byType) {
+        byType = new Map();
+        byObj.set(obj, byType);
       }
-      return `{"type":"${type}","object":${json}}`;
+      let buf = byType.get(type);
+      if (buf === undefined) {
+        buf = Buffer.from(`{"type":"${type}","object":${JSON.stringify(toWire(o.served, o.version, obj))}}\n`);
+        byType.set(type, buf);
+      }
+      return buf;
     },
     bookmark(revision: number): KubeObject {
       return { kind: o.served.def.kind, apiVersion, metadata: { resourceVersion: String(revision) } };

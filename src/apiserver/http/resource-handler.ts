@@ -17,6 +17,7 @@ import { negotiateOutput } from './negotiate.js';
 import { sendList, sendObject, watchEncoder, type OutputContext } from './output.js';
 import { handlePatch } from './patch-route.js';
 import { parseBool, type ResourceRequestInfo } from './request-info.js';
+import { logWatchEnd } from './request-log.js';
 import { sendJson } from './respond.js';
 import type { ServerContext } from './server-context.js';
 import { serveWatch } from './watch.js';
@@ -209,7 +210,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
         maxBufferedBytes: ctx.maxWatchBufferBytes,
         onEnd: (reason, events) => {
           ctx.watches.delete(w);
-          ctx.log.debug('watch ended', { requestId: r.requestId, resource: served.def.resource, reason, events, durationMs: Date.now() - started });
+          logWatchEnd(ctx.log, { requestId: r.requestId, path: r.req.url ?? '', user: r.user.username, reason, events, durationMs: Date.now() - started });
         },
       });
       ctx.watches.add(w);

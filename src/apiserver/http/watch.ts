@@ -8,8 +8,8 @@ import { StoreCompactedError, type Store, type StoreEvent, type WatchSubscriptio
 import { ApiError, errors } from './errors.js';
 
 export interface WatchEncoder {
-  /** Serialises one event line (without the newline). `first` = first event of this stream. */
-  line(type: WatchEventType, obj: KubeObject, first: boolean): string;
+  /** Encodes one event line (newline included). `first` = first event of this stream. */
+  line(type: WatchEventType, obj: KubeObject, first: boolean): Buffer;
   /** The BOOKMARK object for a revision. */
   bookmark(revision: number): KubeObject;
 }
@@ -54,7 +54,7 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
 
   const write = (type: WatchEventType, obj: KubeObject): Promise<void> | void => {
     if (ended) return;
-    const line = w.encoder.line(type, obj, events === 0) + '\n';
+    const line = w.encoder.line(type, obj, events === 0);
     events++;
     const ok = res.write(line);
     if (!ok) {

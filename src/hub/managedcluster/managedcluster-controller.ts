@@ -3,7 +3,7 @@
 
 import type { ManagedCluster } from '../../api/cluster.js';
 import { setCondition } from '../../api/conditions.js';
-import { finalizers, labels as wellKnownLabels } from '../../api/constants.js';
+import { finalizers, labels as wellKnownLabels, workRoleBindingName } from '../../api/constants.js';
 import type { KubeObject } from '../../api/meta.js';
 import { isNotFound } from '../../client/errors.js';
 import { resourceTypes } from '../../client/resource-types.js';
@@ -46,7 +46,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
       errors.push(new RequeueError('cluster rbac cleanup requeue', options.timings.cleanupRequeueMs));
       return errors;
     }
-    const workRb = informers.roleBindings.lister.get(`open-cluster-management:managedcluster:${name}:work`, name);
+    const workRb = informers.roleBindings.lister.get(workRoleBindingName(name), name);
     if (workRb) {
       try {
         await removeFinalizer(client.resource<KubeObject>(resourceTypes.roleBindings, name), workRb, finalizers.manifestWorkCleanup, signal);
@@ -99,9 +99,9 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
   async function deny(cluster: ManagedCluster, signal: AbortSignal): Promise<ReconcileResult> {
     const name = cluster.metadata.name ?? '';
     log.info(`managed cluster ${name} is denied by hub cluster admin`, { key: name, reason: 'ManagedClusterDenied' });
-    const errors = await applyRbacList(client, listers, clusterSpecificRbac(name, false, options.labels), log, signal);
-    errors.length = 0; // §2.5: apply errors are logged and discarded
-    errors.push(...(await removeRoleBindings(name, signal)));
+    // §2.5: apply errors are logged (inside applyRbacList) and discarded, as the reference does.
+    await applyRbacList(client, listers, clusterSpecificRbac(name, false, options.labels), log, signal);
+    const errors = await removeRoleBindings(name, signal);
     if (errors.length > 0) return finish(errors);
     const status = { ...(cluster.status ?? {}), conditions: setCondition(cluster.status?.conditions, { ...DENIED_CONDITION }, new Date(clock.now())) };
     await patchStatus(clusters, cluster, status, signal);

@@ -53,3 +53,22 @@ test('should rotate a short-lived certificate without a restart (hub is its own 
   approver.abort();
   await approving;
 });
+
+test('should restart and bootstrap again once the hub certificate expired in the main phase (liveness)', async (t) => {
+  const env = await startAgentEnv({ signingDurationMs: 3000 });
+  const approver = new AbortController();
+  t.after(async () => {
+    approver.abort();
+    await env.stop();
+  });
+  const approving = autoDecideCsrs(env.hubAdmin, 'cluster1', approver.signal);
+  const agent = await env.startAgent();
+  await waitFor(() => agent.status().phase === 'main', 15_000, { message: 'main phase' });
+  // The hub stops approving: rotation cannot succeed and the certificate expires.
+  approver.abort();
+  await approving;
+  await waitFor(() => agent.status().runs >= 2 && agent.status().bootstraps >= 2, 15_000, { message: 'restarted into bootstrap by the liveness check' });
+  assert.equal(agent.status().phase, 'bootstrap');
+  const res = await waitFor(async () => (await env.csrs('cluster1')).length >= 2, 10_000, { message: 'new CSR' });
+  assert.ok(res);
+});
