@@ -250,7 +250,12 @@ export async function benchJoin(): Promise<void> {
       try {
         const t1 = await Promise.race([
           joined,
-          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${name} not Joined and Available after 60 s (agent ${JSON.stringify(agent.status())})`)), 60_000))),
+          new Promise<never>((_, reject) => (timer = setTimeout(() => {
+            void hubClient.resource<ManagedCluster>(resourceTypes.managedClusters).get(name).then(
+              (mc) => reject(new Error(`${name} not Joined and Available after 60 s (agent ${JSON.stringify(agent.status())}; hub: ${JSON.stringify({ spec: mc.spec, conditions: mc.status?.conditions })})`)),
+              (err: unknown) => reject(new Error(`${name} not Joined and Available after 60 s (agent ${JSON.stringify(agent.status())}; hub: ${String(err)})`)),
+            );
+          }, 60_000))),
         ]);
         s.totals.push(t1 - t0);
         let prev = t0;

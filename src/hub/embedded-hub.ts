@@ -16,7 +16,7 @@ import { BOOTSTRAP_GROUP, bootstrapTokenSecret, HUB_TOKEN_LABEL, randomTokenPart
 import { startHubManager, type HubManager } from './hub-manager.js';
 import { installCrds } from './install-crds.js';
 import type { HubOptions } from './options.js';
-import { BOOTSTRAP_CLUSTER_ROLE, bootstrapClusterRole } from './rbac-manifests.js';
+import { BOOTSTRAP_CLUSTER_ROLE, bootstrapClusterRole, HUB_CONTROLLER_CLUSTER_ROLE, HUB_CONTROLLER_USER, hubControllerClusterRole } from './rbac-manifests.js';
 
 export interface EmbeddedHubOptions {
   dataDir: string;
@@ -35,6 +35,8 @@ export interface EmbeddedHub {
   url: string;
   adminKubeconfigPath: string;
   bootstrapKubeconfigPath: string;
+  /** The controllers' own least-privilege identity (client certificate). */
+  hubControllerKubeconfigPath: string;
   bootstrapTokenExpiresAt: string;
   manager: HubManager;
   close(): Promise<void>;
@@ -96,6 +98,7 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
     ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
   });
   const client = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath }, { log });
+  let hubClient: KubeClient | undefined;
   try {
     await installCrds(client, loadCrds(HUB_CRD_NAMES), { clock: opts.clock, signal: opts.signal });
     await ensureBootstrapRbac(client, opts.signal);
@@ -104,20 +107,36 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
     await writeKubeconfig({ path: bootstrapKubeconfigPath, server: server.url, caPem: server.pki.caPem, user: { token: tok.token }, contextName: 'bootstrap' });
     const expires = new Date(tok.expiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
     log.info(tok.reused ? 'reusing bootstrap token' : 'created bootstrap token', { expiresAt: expires, path: bootstrapKubeconfigPath });
-    const manager = await startHubManager({ client, options: opts.hubOptions, log, clock: opts.clock, signal: opts.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}) });
+    // The controllers run as their own identity with only the permissions they use.
+    await createOrUpdate(client, hubControllerClusterRole(), opts.signal);
+    await createOrUpdate(client, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: HUB_CONTROLLER_CLUSTER_ROLE },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: HUB_CONTROLLER_CLUSTER_ROLE },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: HUB_CONTROLLER_USER }],
+    } satisfies ClusterRoleBinding, opts.signal);
+    const cert = await server.pki.issueClientCertificate({ commonName: HUB_CONTROLLER_USER });
+    const hubControllerKubeconfigPath = join(opts.dataDir, 'hub-controller.kubeconfig');
+    await writeKubeconfig({ path: hubControllerKubeconfigPath, server: server.url, caPem: server.pki.caPem, user: { certPem: cert.certPem, keyPem: cert.keyPem }, contextName: 'hub-controller' });
+    hubClient = createKubeClient({ kubeconfigPath: hubControllerKubeconfigPath }, { log });
+    const manager = await startHubManager({ client: hubClient, options: opts.hubOptions, log, clock: opts.clock, signal: opts.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}) });
     return {
       url: server.url,
       adminKubeconfigPath: server.adminKubeconfigPath,
       bootstrapKubeconfigPath,
+      hubControllerKubeconfigPath,
       bootstrapTokenExpiresAt: expires,
       manager,
       async close() {
         await manager.done;
+        hubClient?.close();
         client.close();
         await server.close();
       },
     };
   } catch (err) {
+    hubClient?.close();
     client.close();
     await server.close();
     throw err;

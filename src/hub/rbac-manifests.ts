@@ -162,3 +162,31 @@ function sameMap(a: Record<string, string>, b: Record<string, string>): boolean 
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
+
+/** The embedded hub's own controller identity (ocm-ts; not an OCM object): what the controllers use. */
+export const HUB_CONTROLLER_CLUSTER_ROLE = 'open-cluster-management:ocm-ts:hub-controller';
+export const HUB_CONTROLLER_USER = 'ocm-ts:hub-controller';
+export function hubControllerClusterRole(): ClusterRole {
+  const rw = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+  return {
+    apiVersion: RBAC_API,
+    kind: 'ClusterRole',
+    metadata: { name: HUB_CONTROLLER_CLUSTER_ROLE },
+    rules: [
+      { apiGroups: [GROUP_CLUSTER], resources: ['managedclusters', 'managedclustersets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'] },
+      { apiGroups: [GROUP_CLUSTER], resources: ['managedclustersetbindings'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [GROUP_CLUSTER], resources: ['managedclusters/status', 'managedclustersets/status', 'managedclustersetbindings/status'], verbs: ['patch', 'update'] },
+      { apiGroups: [GROUP_ADDON], resources: ['managedclusteraddons'], verbs: ['get', 'list', 'watch', 'delete'] },
+      { apiGroups: [GROUP_ADDON], resources: ['managedclusteraddons/status'], verbs: ['patch', 'update'] },
+      { apiGroups: [GROUP_WORK], resources: ['manifestworks'], verbs: ['get', 'list', 'watch', 'delete'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create'] },
+      { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests/approval'], verbs: ['update'] },
+      { apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['kubernetes.io/kube-apiserver-client'], verbs: ['approve'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'], verbs: [...rw, 'escalate', 'bind'] },
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
+      { apiGroups: ['events.k8s.io', ''], resources: ['events'], verbs: ['create', 'patch', 'update'] },
+    ],
+  };
+}

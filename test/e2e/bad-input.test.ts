@@ -9,8 +9,10 @@ import { cleanupAll, runCli, runCliToEnd, tempDir } from './cli-helpers.js';
 
 after(cleanupAll);
 
-// A command that should fail at once gets this long before it is killed (the test then fails on the exit code).
-const KILL_AFTER_MS = 30_000;
+// A command that should fail at once gets this long before it is killed (the test then fails on the
+// exit code). Generous: starting the CLI takes ~0.6 s of CPU, several seconds on a loaded 2-core machine.
+// (Flags already covered by test/hub/hub-command.test.ts, e.g. unknown feature gates, are not repeated.)
+const KILL_AFTER_MS = 15_000;
 
 async function expectUsageError(args: string[], pattern: RegExp): Promise<void> {
   const r = await runCliToEnd(args, KILL_AFTER_MS);
@@ -26,21 +28,15 @@ describe('bad flags: one line on stderr, exit code 2', { concurrency: 3 }, () =>
   const cases: Array<[string, string[], RegExp]> = [
     ['unknown subcommand', ['nope'], /unknown command 'nope'/],
     ['unknown flag (hub)', ['hub', '--data-dir', '/tmp/ocm-ts-e2e-unused', '--nope'], /unknown option '--nope'/],
-    ['unknown flag (get)', ['get', 'clusters', '--frobnicate'], /unknown option '--frobnicate'/],
     ['bad --listen (apiserver)', ['apiserver', '--data-dir', '/tmp/ocm-ts-e2e-unused', '--listen', 'nonsense'], /--listen must be HOST:PORT/],
-    ['bad --listen port (apiserver)', ['apiserver', '--data-dir', '/tmp/ocm-ts-e2e-unused', '--listen', '127.0.0.1:70000'], /--listen/],
     ['bad --apiserver-listen (hub)', ['hub', '--data-dir', '/tmp/ocm-ts-e2e-unused', '--apiserver-listen', 'localhost'], /--apiserver-listen/],
     ['bad duration (hub)', ['hub', '--data-dir', '/tmp/ocm-ts-e2e-unused', '--bootstrap-token-ttl', 'soon'], /--bootstrap-token-ttl/],
     ['bad duration (agent)', ['agent', '--cluster-healthcheck-period', 'soon'], /invalid duration "soon"/],
     ['bad duration (accept)', ['accept', 'c1', '--timeout', 'soon'], /--timeout/],
-    ['bad duration (demo)', ['demo', '--refresh', 'soon'], /--refresh/],
     ['--clusters 0', ['demo', '--clusters', '0'], /--clusters must be a whole number from 1 to 50, got "0"/],
-    ['--clusters x', ['demo', '--clusters', 'x'], /--clusters/],
     ['bad --log-level', ['apiserver', '--data-dir', '/tmp/ocm-ts-e2e-unused', '--log-level', 'loud'], /--log-level/],
-    ['unknown feature gate (hub)', ['hub', '--data-dir', '/tmp/ocm-ts-e2e-unused', '--feature-gates', 'Nope=true'], /Nope/],
     ['unknown resource (get)', ['get', 'nodes'], /unknown resource "nodes"/],
     ['accept without a cluster', ['accept'], /missing required argument/],
-    ['hub without a mode', ['hub'], /either --data-dir .* or --kubeconfig/],
   ];
   for (const [name, args, pattern] of cases) test(name, () => expectUsageError(args, pattern));
 });
@@ -48,7 +44,6 @@ describe('bad flags: one line on stderr, exit code 2', { concurrency: 3 }, () =>
 describe('missing files: one line on stderr, exit code 2', { concurrency: 3 }, () => {
   test('accept --kubeconfig /nonexistent', () => expectUsageError(['accept', 'c1', '--kubeconfig', '/nonexistent'], /\/nonexistent/));
   test('get clusters --kubeconfig /nonexistent', () => expectUsageError(['get', 'clusters', '--kubeconfig', '/nonexistent'], /\/nonexistent/));
-  test('get clusters -o xml is checked before the kubeconfig', () => expectUsageError(['get', 'clusters', '-o', 'xml', '--kubeconfig', '/nonexistent'], /xml|\/nonexistent/));
   test('get clusters with no kubeconfig anywhere', async () => {
     // HOME is an empty dir and KUBECONFIG is unset: the error says how to fix it.
     const home = await tempDir('home');
@@ -79,10 +74,8 @@ test('--help exits 0 and lists the subcommands', async () => {
   assert.equal(r.stderr, '');
 });
 
-test('<subcommand> --help exits 0', async () => {
-  for (const cmd of ['agent', 'hub']) {
-    const r = await runCliToEnd([cmd, '--help'], KILL_AFTER_MS);
-    assert.equal(r.code, 0, r.describe);
-    assert.match(r.stdout, /--kubeconfig/);
-  }
+test('agent --help exits 0 and shows OCM flag names', async () => {
+  const r = await runCliToEnd(['agent', '--help'], KILL_AFTER_MS);
+  assert.equal(r.code, 0, r.describe);
+  for (const flag of ['--kubeconfig', '--bootstrap-kubeconfig', '--hub-kubeconfig-dir', '--cluster-healthcheck-period']) assert.match(r.stdout, new RegExp(flag));
 });

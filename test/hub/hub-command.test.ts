@@ -40,7 +40,7 @@ test('embedded hub: ready line, 0600 kubeconfigs, bootstrap token limited to OCM
   const first = await startHub(dir);
   try {
     assert.match(first.line, /apiserver https:\/\/127\.0\.0\.1:\d+ admin-kubeconfig .*admin\.kubeconfig bootstrap-kubeconfig .*bootstrap\.kubeconfig/);
-    for (const f of ['admin.kubeconfig', 'bootstrap.kubeconfig']) assert.equal((await stat(join(dir, f))).mode & 0o777, 0o600);
+    for (const f of ['admin.kubeconfig', 'bootstrap.kubeconfig', 'hub-controller.kubeconfig']) assert.equal((await stat(join(dir, f))).mode & 0o777, 0o600);
     const boot = createKubeClient({ kubeconfigPath: join(dir, 'bootstrap.kubeconfig') });
     try {
       // may create its ManagedCluster (the webhook-equivalent needs join on `default`, which the role grants)
@@ -55,6 +55,11 @@ test('embedded hub: ready line, 0600 kubeconfigs, bootstrap token limited to OCM
     const admin = createKubeClient({ kubeconfigPath: join(dir, 'admin.kubeconfig') });
     try {
       await waitFor(async () => (await admin.resource<ManagedCluster>(resourceTypes.managedClusters).get('cli1')).spec?.taints?.length === 1, 10_000);
+      // the controllers' own (least-privilege) identity is enough for the whole accept path
+      await admin.resource<ManagedCluster>(resourceTypes.managedClusters).patch('cli1', 'merge', { spec: { hubAcceptsClient: true } });
+      await waitFor(async () => (await admin.resource<ManagedCluster>(resourceTypes.managedClusters).get('cli1')).status?.conditions?.some((c) => c.reason === 'HubClusterAdminAccepted'), 10_000);
+      await waitFor(() => admin.resource(resourceTypes.roleBindings, 'cli1').get('open-cluster-management:managedcluster:cli1:work'), 10_000);
+      await waitFor(() => admin.resource(resourceTypes.managedClusterSets).get('global'), 10_000);
     } finally {
       admin.close();
     }

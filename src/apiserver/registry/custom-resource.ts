@@ -33,10 +33,15 @@ export function customResource(spec: CrdSpec, ops: SchemaOps | undefined): Serve
   const storageSchema = schemaOf(storage);
   const printerColumns: Record<string, PrinterColumn[]> = {};
   for (const v of served) printerColumns[v.name] = (v.additionalPrinterColumns ?? []).map((c) => ({ ...c }));
+  // Without conversion webhooks an object keeps the shape of the version it was written in (only
+  // apiVersion is rewritten), so it is defaulted, pruned and validated against that version's schema.
+  const schemaFor = (ctx: StrategyContext): Record<string, unknown> | undefined =>
+    (ctx.version ? schemaOf(byName.get(ctx.version)) : undefined) ?? storageSchema;
   const prepare = (obj: KubeObject, ctx: StrategyContext): void => {
-    if (!ops || !storageSchema) return;
-    ops.applyDefaults(obj, storageSchema);
-    const pruned = ops.prune(obj, storageSchema);
+    const schema = schemaFor(ctx);
+    if (!ops || !schema) return;
+    ops.applyDefaults(obj, schema);
+    const pruned = ops.prune(obj, schema);
     if (pruned.length === 0 || ctx.fieldValidation === 'Ignore') return;
     const texts = pruned.map((p) => `unknown field ${JSON.stringify(p)}`);
     if (ctx.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${texts.join(', ')}`);
@@ -45,8 +50,9 @@ export function customResource(spec: CrdSpec, ops: SchemaOps | undefined): Serve
   const strategy: ResourceStrategy = {
     prepareForCreate: prepare,
     prepareForUpdate: (obj, _old, ctx) => prepare(obj, ctx),
-    validate(obj) {
-      return ops && storageSchema ? ops.validate(obj, storageSchema) : [];
+    validate(obj, _old, ctx) {
+      const schema = schemaFor(ctx);
+      return ops && schema ? ops.validate(obj, schema) : [];
     },
   };
   const subresources = hasStatus ? [{ name: 'status', mode: 'status' as const, verbs: ['get', 'patch', 'update'] }] : [];

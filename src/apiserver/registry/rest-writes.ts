@@ -21,7 +21,7 @@ export interface WriteResult {
 
 function strategyContext(ctx: RegistryContext, scope: RequestScope, subresource: string): StrategyContext {
   return {
-    user: scope.user, subresource, now: ctx.now(), store: ctx.store,
+    user: scope.user, subresource, now: ctx.now(), store: ctx.store, version: scope.version,
     ...(scope.fieldValidation ? { fieldValidation: scope.fieldValidation } : {}),
     ...(scope.warnings ? { warnings: scope.warnings } : {}),
   };

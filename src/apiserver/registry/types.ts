@@ -10,6 +10,8 @@ export interface StrategyContext {
   user: UserInfo;
   /** '' for the main resource, or 'status', 'approval', 'finalize', ... */
   subresource: string;
+  /** API version the client wrote in (custom resources validate against that version's schema). */
+  version?: string;
   /** Milliseconds since the epoch (from the server's clock). */
   now: number;
   store: Store;
