@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import {
-  accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer, createServiceAccountTokens,
+  accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer, createServiceAccountTokens, rbacStrategyOverrides,
 } from './auth/index.js';
 import type { ServerTimings } from './http/server-context.js';
 import type { AdmissionPlugin, BuiltinController } from './pipeline.js';
@@ -74,7 +74,7 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
     const authorizer = createAuthorizer(store, { log });
     const csr = csrExtensions({ store, pki, clock, log, ...(opts.clusterSigningDurationMs ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}) });
     const virtualResources: VirtualResource[] = accessReviewResources(authorizer);
-    const strategies: BuiltinStrategyOverrides = csr.strategies;
+    const strategies: BuiltinStrategyOverrides = { ...rbacStrategyOverrides(), ...csr.strategies };
     const server = await startApiServer({
       store,
       tls: { key: pki.servingKeyPem, cert: pki.servingCertPem, clientCa: pki.clientCaPem },

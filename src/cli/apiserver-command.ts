@@ -2,7 +2,7 @@
 // API server. Prints one line with the URL on stdout when ready; logs JSON lines on stderr.
 
 import type { Command } from 'commander';
-import { startEmbeddedApiServer, type ListenAddress } from '../apiserver/embedded.js';
+import type { ListenAddress } from '../apiserver/embedded.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
 import { CliUsageError } from './usage-error.js';
 
@@ -37,6 +37,8 @@ export function validateApiserverOptions(raw: { dataDir?: string; listen?: strin
 
 export async function runApiserver(opts: ApiserverCommandOptions): Promise<void> {
   const log = createLogger({ level: opts.logLevel });
+  // Loaded only when the command runs, so other commands do not pay for the server's modules.
+  const { startEmbeddedApiServer } = await import('../apiserver/embedded.js');
   const server = await startEmbeddedApiServer({
     dataDir: opts.dataDir, listen: opts.listen, log,
     ...(opts.tokenAuthFile ? { tokenFile: opts.tokenAuthFile } : {}),
