@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -33,7 +33,8 @@ import { installCrds } from '../src/hub/install-crds.js';
 import { realClock } from '../src/util/clock.js';
 import { nullLogger, type LogFields, type Logger } from '../src/util/logger.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+// The hub command from source (as the rest of the bench); BENCH_JOIN_HUB_MAIN=dist/cli/main.js runs a build instead.
+const MAIN = process.env['BENCH_JOIN_HUB_MAIN'] ? resolve(process.env['BENCH_JOIN_HUB_MAIN']) : fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const JOINED = 'ManagedClusterJoined';
 const AVAILABLE = 'ManagedClusterConditionAvailable';
 
@@ -46,7 +47,7 @@ interface HubChild {
 }
 
 async function startHubChild(dataDir: string, extra: string[]): Promise<HubChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'hub', '--data-dir', dataDir, '--apiserver-listen', '127.0.0.1:0', '--log-level', 'error', ...extra], {
+  const child = spawn(process.execPath, [...(MAIN.endsWith('.ts') ? ['--import', 'tsx'] : []), MAIN, 'hub', '--data-dir', dataDir, '--apiserver-listen', '127.0.0.1:0', '--log-level', 'error', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -5,30 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { createKubeClient } from '../client/rest-client.js';
 import { loadKubeconfigFile, type ClientConfig } from '../client/kubeconfig.js';
+import { inClusterConfig } from '../client/in-cluster.js';
 import type { KubeClient } from '../client/types.js';
 import type { Logger } from '../util/logger.js';
 
-const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-
-/** The in-cluster config (service account token + CA), as client-go's rest.InClusterConfig. */
-export function inClusterConfig(env: NodeJS.ProcessEnv = process.env): ClientConfig {
-  const host = env.KUBERNETES_SERVICE_HOST;
-  const port = env.KUBERNETES_SERVICE_PORT;
-  if (!host || !port) throw new Error('unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined');
-  const token = readFileSync(`${SA_DIR}/token`, 'utf8').trim();
-  const caPem = readFileSync(`${SA_DIR}/ca.crt`, 'utf8');
-  const h = host.includes(':') ? `[${host}]` : host;
-  return { server: `https://${h}:${port}`, token, caPem, contextName: 'in-cluster' };
-}
-
-/** The service account namespace file, read verbatim, when present. */
-export function serviceAccountNamespace(): string | undefined {
-  try {
-    return readFileSync(`${SA_DIR}/namespace`, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
+export { inClusterConfig, serviceAccountNamespace } from '../client/in-cluster.js';
 
 export interface AgentClients {
   management: KubeClient;

@@ -189,7 +189,11 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
     .option('--hub-connection-timeout-seconds <n>', 'MultipleHubs: lease staleness timeout before switching hubs', intArg('--hub-connection-timeout-seconds'), d.hubConnectionTimeoutSeconds)
     .option('--hub-kubeconfig-secret <name>', 'name of the secret storing the hub credentials', d.hubKubeconfigSecret)
     .option('--spoke-external-server-urls <url>', 'spoke API server URL reported to the hub (repeatable)', collect, [] as string[])
-    .option('--cluster-healthcheck-period <duration>', 'resync period of the cluster status controller', durationArg('--cluster-healthcheck-period'), d.clusterHealthcheckPeriodMs)
+    .addOption(
+      new Option('--cluster-healthcheck-period <duration>', 'resync period of the cluster status controller')
+        .default(d.clusterHealthcheckPeriodMs, '1m')
+        .argParser(durationArg('--cluster-healthcheck-period')),
+    )
     .option('--max-custom-cluster-claims <n>', 'max number of custom cluster claims exposed', intArg('--max-custom-cluster-claims'), d.maxCustomClusterClaims)
     .option('--reserved-cluster-claim-suffixes <list>', 'cluster claim name suffixes treated as reserved (comma-separated)', collectCsv, [] as string[])
     .option('--cluster-annotations <k=v,...>', 'annotations set on the ManagedCluster at creation (agent.open-cluster-management.io prefix only)', collectMap, {} as Record<string, string>)

@@ -1,14 +1,17 @@
 // `ocm-ts hub`: the hub registration controllers (hub-controller.md).
-//   Against an existing cluster:  ocm-ts hub --kubeconfig FILE [flags]
-//   Embedded (own API server):    ocm-ts hub --data-dir DIR [--apiserver-listen HOST:PORT] [flags]
+//   Against an existing cluster:  ocm-ts hub --kubeconfig FILE [--listen HOST:PORT] [flags]
+//   In a pod on the hub cluster:  ocm-ts hub [flags]   (in-cluster service account)
+//   Embedded (own API server):    ocm-ts hub --data-dir DIR [--listen HOST:PORT] [flags]
+// `--listen` is the API server's address in embedded mode (as for `ocm-ts apiserver`), and OCM's
+// health/metrics address otherwise; `--metrics-listen` names the latter in both modes.
 // Embedded mode writes DIR/admin.kubeconfig and DIR/bootstrap.kubeconfig (a bootstrap token bound only to
 // OCM's bootstrap ClusterRole). Prints one ready line on stdout; logs JSON lines on stderr.
 
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { FeatureGateError } from '../api/feature-gates.js';
 import type { ListenAddress } from '../apiserver/embedded.js';
-import { startEmbeddedHub } from '../hub/embedded-hub.js';
-import { startHubManager } from '../hub/hub-manager.js';
+import { createKubeClient } from '../client/rest-client.js';
+import { inClusterConfig, isInCluster } from '../client/in-cluster.js';
 import { HubOptionsError, resolveHubOptions, type HubOptions } from '../hub/options.js';
 import { realClock } from '../util/clock.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
@@ -20,6 +23,7 @@ export interface HubCommandRaw {
   kubeconfig?: string;
   dataDir?: string;
   apiserverListen?: string;
+  metricsListen?: string;
   clusterSigningDuration?: string;
   bootstrapTokenTtl?: string;
   autoApprovedCsrUsers?: string[];
@@ -32,7 +36,7 @@ export interface HubCommandRaw {
 }
 
 export interface HubCommandOptions {
-  mode: 'embedded' | 'kubeconfig';
+  mode: 'embedded' | 'kubeconfig' | 'in-cluster';
   kubeconfig?: string;
   dataDir?: string;
   apiserverListen: ListenAddress;
@@ -48,7 +52,9 @@ const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.s
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
 export function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
-  if (!raw.dataDir && !raw.kubeconfig) throw new CliUsageError('either --data-dir (embedded API server) or --kubeconfig (existing cluster) is required');
+  if (!raw.dataDir && !raw.kubeconfig && !isInCluster()) {
+    throw new CliUsageError('either --data-dir (embedded API server) or --kubeconfig (existing cluster) is required outside a pod');
+  }
   if (raw.dataDir && raw.kubeconfig) throw new CliUsageError('--data-dir and --kubeconfig are mutually exclusive');
   if (!raw.dataDir) {
     for (const [flag, v] of [['--apiserver-listen', raw.apiserverListen], ['--cluster-signing-duration', raw.clusterSigningDuration], ['--bootstrap-token-ttl', raw.bootstrapTokenTtl]] as const) {
@@ -71,24 +77,29 @@ export function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     if (err instanceof HubOptionsError || err instanceof FeatureGateError) throw new CliUsageError(err.message);
     throw err;
   }
+  // Embedded mode: --listen is the API server's address; otherwise OCM's health/metrics address.
+  const metricsFlag = raw.metricsListen !== undefined ? '--metrics-listen' : '--listen';
+  const metricsRaw = raw.metricsListen ?? (raw.dataDir ? undefined : raw.listen);
   let listen: string | undefined;
-  if (raw.listen !== undefined) {
-    const hp = /^(?:\[[^\]]+\]|[^:[\]]*):(\d{1,5})$/.exec(raw.listen);
-    if (!hp || Number(hp[1]) > 65535) throw new CliUsageError(`--listen must be HOST:PORT (or :PORT), got "${raw.listen}"`);
-    listen = raw.listen;
+  if (metricsRaw !== undefined) {
+    const hp = /^(?:\[[^\]]+\]|[^:[\]]*):(\d{1,5})$/.exec(metricsRaw);
+    if (!hp || Number(hp[1]) > 65535) throw new CliUsageError(`${metricsFlag} must be HOST:PORT (or :PORT), got "${metricsRaw}"`);
+    listen = metricsRaw;
   }
+  const apiserverRaw = raw.apiserverListen ?? (raw.dataDir ? raw.listen : undefined);
+  const apiserverFlag = raw.apiserverListen !== undefined ? '--apiserver-listen' : '--listen';
   const ttl = raw.bootstrapTokenTtl !== undefined ? parseDurationFlag('--bootstrap-token-ttl', raw.bootstrapTokenTtl) : 24 * 3600_000;
   if (ttl <= 0) throw new CliUsageError('--bootstrap-token-ttl must be positive');
   const signing = raw.clusterSigningDuration !== undefined ? parseDurationFlag('--cluster-signing-duration', raw.clusterSigningDuration) : undefined;
   if (signing !== undefined && signing <= 0) throw new CliUsageError('--cluster-signing-duration must be positive');
   let apiserverListen: ListenAddress;
   try {
-    apiserverListen = parseHostPort(raw.apiserverListen ?? '127.0.0.1:6443');
+    apiserverListen = parseHostPort(apiserverRaw ?? '127.0.0.1:6443');
   } catch {
-    throw new CliUsageError(`--apiserver-listen must be HOST:PORT, got "${raw.apiserverListen ?? ''}"`);
+    throw new CliUsageError(`${apiserverFlag} must be HOST:PORT, got "${apiserverRaw ?? ''}"`);
   }
   return Object.freeze({
-    mode: raw.dataDir ? 'embedded' : 'kubeconfig',
+    mode: raw.dataDir ? 'embedded' : raw.kubeconfig ? 'kubeconfig' : 'in-cluster',
     ...(raw.kubeconfig ? { kubeconfig: raw.kubeconfig } : {}),
     ...(raw.dataDir ? { dataDir: raw.dataDir } : {}),
     apiserverListen,
@@ -123,6 +134,8 @@ export async function runHub(opts: HubCommandOptions): Promise<void> {
   const stopped = untilSignal(ac);
   const common = { log, clock: realClock, signal: ac.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}) };
   if (opts.mode === 'embedded') {
+    // Components are loaded only when the command runs: other commands stay light.
+    const { startEmbeddedHub } = await import('../hub/embedded-hub.js');
     const hub = await startEmbeddedHub({
       ...common,
       dataDir: opts.dataDir!,
@@ -140,8 +153,10 @@ export async function runHub(opts: HubCommandOptions): Promise<void> {
     await hub.close();
     return;
   }
-  const manager = await startHubManager({ ...common, kubeconfigPath: opts.kubeconfig!, options: opts.hub });
-  process.stdout.write(`ocm-ts hub ready: kubeconfig ${opts.kubeconfig!}${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}\n`);
+  const { startHubManager } = await import('../hub/hub-manager.js');
+  const target = opts.mode === 'kubeconfig' ? { kubeconfigPath: opts.kubeconfig! } : { client: createKubeClient(inClusterConfig(), { log }) };
+  const manager = await startHubManager({ ...common, ...target, options: opts.hub });
+  process.stdout.write(`ocm-ts hub ready: ${opts.mode === 'kubeconfig' ? `kubeconfig ${opts.kubeconfig!}` : 'in-cluster'}${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}\n`);
   const sig = await stopped;
   log.info('stopping', { signal: sig });
   await manager.done;
@@ -153,7 +168,8 @@ export function registerHubCommand(program: Command): void {
     .description('run the hub registration controllers, against --kubeconfig or an embedded API server (--data-dir)')
     .option('--kubeconfig <file>', 'kubeconfig of an existing hub cluster (controllers only)')
     .option('--data-dir <dir>', 'embedded mode: run the API server with state in DIR; writes DIR/admin.kubeconfig and DIR/bootstrap.kubeconfig')
-    .option('--apiserver-listen <host:port>', 'embedded mode: API server address (port 0 = a free port)', undefined)
+    .addOption(new Option('--apiserver-listen <host:port>', 'same as --listen in embedded mode').hideHelp())
+    .option('--metrics-listen <host:port>', 'address for the controllers\' /healthz and /metrics')
     .option('--cluster-signing-duration <d>', 'embedded mode: lifetime of certificates signed for CSRs (Go duration or seconds; default 1 year)')
     .option('--bootstrap-token-ttl <d>', 'embedded mode: lifetime of the bootstrap token (default 24h); reused on restart while valid')
     .option('--auto-approved-csr-users <users>', 'bootstrap users whose CSRs are auto-approved (gate ManagedClusterAutoApproval); comma-separated, repeatable', splitList)
@@ -161,7 +177,7 @@ export function registerHubCommand(program: Command): void {
     .option('--feature-gates <gates>', 'A=true,B=false (DefaultClusterSet, ManagedClusterAutoApproval, ResourceCleanup, ...); repeatable', collect)
     .option('--labels <k=v,...>', 'labels added to every resource the hub creates for clusters')
     .option('--gc-resource-list <gvrs>', 'ordered group/version/resource list deleted on cluster removal', splitList)
-    .option('--listen <host:port>', 'address for /healthz and /metrics (e.g. 127.0.0.1:8443)')
+    .option('--listen <host:port>', 'with --data-dir: the API server address (default 127.0.0.1:6443, port 0 = a free port); otherwise the /healthz and /metrics address')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .action(async (raw: HubCommandRaw) => {
       await runHub(validateHubOptions(raw));

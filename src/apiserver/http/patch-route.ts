@@ -6,7 +6,7 @@ import type { KubeObject } from '../../api/meta.js';
 import { applyPatch, patchMediaType, APPLY_PATCH, BUILTIN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES } from '../patch/index.js';
 import type { JSONSchemaProps } from '../registry/schema/types.js';
 import type { RequestScope } from '../registry/rest-context.js';
-import { createObject, updateObject } from '../registry/rest-writes.js';
+import { createObject, updateObject, whenStored } from '../registry/rest-writes.js';
 import { keyOf, toWire } from '../registry/versions.js';
 import { rfc3339 } from '../registry/object-meta.js';
 import { readBody } from './body.js';
@@ -65,10 +65,12 @@ export async function handlePatch(ctx: ServerContext, p: PatchRequest): Promise<
       throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
     }
     const created = createObject(ctx.regCtx, scope, { ...obj, metadata: { ...obj.metadata, name } });
+    await whenStored(ctx.regCtx, created.object); // acknowledge only once durable (group commit)
     sendObject(p.res, 201, toWire(served, version, created.object), p.output);
     return;
   }
   const result = updateObject(ctx.regCtx, scope, name, obj, { subresource: p.subresource, allowEmptyResourceVersion: true }, current);
+  await whenStored(ctx.regCtx, result.object);
   sendObject(p.res, 200, toWire(served, version, result.object), p.output);
 }
 

@@ -7,7 +7,7 @@ import type { UserInfo } from '../pipeline.js';
 import type { RequestScope } from '../registry/rest-context.js';
 import { deleteObject, type DeleteOptions } from '../registry/rest-deletes.js';
 import { getObject, listObjects, parseRv } from '../registry/rest-reads.js';
-import { createObject, loadCurrent, updateObject } from '../registry/rest-writes.js';
+import { createObject, loadCurrent, updateObject, whenRevisionStored, whenStored } from '../registry/rest-writes.js';
 import type { ServedResource } from '../registry/types.js';
 import { prefixOf, toWire } from '../registry/versions.js';
 import { decodeObjectBody, readBody } from './body.js';
@@ -162,7 +162,9 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
   const name = info.pathName;
   switch (info.verb) {
     case 'get': {
-      sendObject(res, 200, await getObject(ctx.regCtx, scope, name, query.get('resourceVersion') ?? undefined, reads), out);
+      const obj = await getObject(ctx.regCtx, scope, name, query.get('resourceVersion') ?? undefined, reads);
+      await whenStored(ctx.regCtx, obj); // never show a write a power loss could still take back
+      sendObject(res, 200, obj, out);
       return;
     }
     case 'list': {
@@ -180,6 +182,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
         resourceVersionMatch: query.get('resourceVersionMatch') ?? undefined,
         ...reads,
       });
+      await whenRevisionStored(ctx.regCtx, list.metadata.resourceVersion);
       sendList(res, list, out);
       return;
     }
@@ -228,6 +231,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
       if (sub) throw errors.methodNotSupported(qr, 'create');
       const obj = await readObject(ctx, r, served, version);
       const result = createObject(ctx.regCtx, scope, obj);
+      await whenStored(ctx.regCtx, result.object); // acknowledge only once durable (group commit)
       sendObject(res, 201, toWire(served, version, result.object), out);
       return;
     }
@@ -235,6 +239,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
       const obj = await readObject(ctx, r, served, version);
       const current = loadCurrent(ctx.regCtx, scope, name);
       const result = updateObject(ctx.regCtx, scope, name, obj, { subresource: sub, allowEmptyResourceVersion: false }, current);
+      await whenStored(ctx.regCtx, result.object);
       sendObject(res, 200, toWire(served, version, result.object), out);
       return;
     }
@@ -247,6 +252,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
       const body = decodeObjectBody(buf, 'application/json', { yamlAllowed: false });
       const opts = parseDeleteOptions(body, query);
       const result = deleteObject(ctx.regCtx, scope, name, opts);
+      await whenStored(ctx.regCtx, result.object);
       if (result.kind === 'pending' || isNamespaceObject) sendObject(res, 200, toWire(served, version, result.object), out);
       else sendJson(res, 200, result.status);
       return;
@@ -268,6 +274,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
           throw err;
         }
       }
+      await ctx.store.flush();
       sendList(res, { ...list, items: deleted }, { ...out, format: out.format.type === 'yaml' ? out.format : { type: 'json' } });
       return;
     }

@@ -222,6 +222,22 @@ export function updateObject(
   }
 }
 
+/**
+ * Resolves once the stored version `obj` carries (its resourceVersion) survives power loss: await
+ * it before acknowledging a write, or answering with an object, to a client (group commit shares
+ * one fsync among many writes; see storage/group-commit.ts). Objects without a resourceVersion
+ * (dry-run creates) resolve at once.
+ */
+export function whenStored(ctx: RegistryContext, obj: KubeObject): Promise<void> {
+  return whenRevisionStored(ctx, obj.metadata.resourceVersion);
+}
+
+/** Same as whenStored, for a resourceVersion string (a list's). */
+export function whenRevisionStored(ctx: RegistryContext, resourceVersion: string | undefined): Promise<void> {
+  const rv = Number(resourceVersion);
+  return Number.isSafeInteger(rv) && rv > 0 ? ctx.store.whenDurable(rv) : Promise.resolve();
+}
+
 /** Loads the stored object or throws 404. */
 export function loadCurrent(ctx: RegistryContext, scope: RequestScope, name: string): StoredObject {
   const cur = ctx.store.get(keyOf(scope.served, scope.namespace, name));

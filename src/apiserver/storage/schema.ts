@@ -1,7 +1,11 @@
 // Opening the SQLite file: pragmas, the single-owner lock and the schema.
 //
-// Durability: WAL with `synchronous=FULL`, so every commit fsyncs the WAL before better-sqlite3
-// returns; an acknowledged write survives kill -9 and power loss (design.md §4).
+// Durability (design.md §4: an acknowledged write survives kill -9 and power loss), two modes:
+// - 'per-commit': WAL with `synchronous=FULL`, every commit fsyncs the WAL before better-sqlite3
+//   returns;
+// - 'group': WAL with `synchronous=NORMAL`, commits return without an fsync (they survive kill -9,
+//   the frames are in the OS page cache) and group-commit.ts fsyncs the WAL for many commits at
+//   once; the server acknowledges a write only after that sync (Store.whenDurable).
 //
 // Ownership: one process owns the file. `locking_mode=EXCLUSIVE` makes SQLite keep its file lock
 // for the life of the connection (the OS drops it when the process dies, so a kill -9 leaves no
@@ -66,7 +70,7 @@ function readOwnerPid(path: string): number | undefined {
   }
 }
 
-function syncDirectory(dir: string): void {
+export function syncDirectory(dir: string): void {
   const fd = openSync(dir, 'r');
   try {
     fsyncSync(fd);
@@ -81,7 +85,9 @@ function isBusy(err: unknown): boolean {
 }
 
 /** Opens (creating if needed) the database, takes the lock and applies the schema. */
-export function openDatabase(path: string, lockWaitMs: number): OpenedDatabase {
+export type Durability = 'per-commit' | 'group';
+
+export function openDatabase(path: string, lockWaitMs: number, durability: Durability = 'per-commit'): OpenedDatabase {
   const memory = path === ':memory:';
   let db: Database.Database;
   try {
@@ -104,7 +110,7 @@ export function openDatabase(path: string, lockWaitMs: number): OpenedDatabase {
       const mode = db.pragma('journal_mode', { simple: true });
       if (mode !== 'wal') throw new Error(`storage ${path}: could not enable WAL (journal_mode=${String(mode)})`);
     }
-    db.pragma('synchronous = FULL');
+    db.pragma(durability === 'group' ? 'synchronous = NORMAL' : 'synchronous = FULL');
     db.pragma('foreign_keys = OFF');
     db.exec(DDL);
     const version = db.prepare('SELECT value FROM meta WHERE name = ?').pluck().get(META_SCHEMA_VERSION) as

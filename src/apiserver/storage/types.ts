@@ -3,8 +3,12 @@
 // Keys are `/<group or "core">/<resource>/<namespace or "">/<name>`; a prefix such as
 // `/core/secrets/` or `/core/secrets/ns1/` addresses a collection. `resourceVersion` is the global
 // revision of the row that wrote the object; the store stamps `metadata.resourceVersion` itself.
-// All calls are synchronous (better-sqlite3); a write returns only after its transaction is durable
-// and its event has been handed to the watch fan-out, in revision order.
+// All calls are synchronous (better-sqlite3) except `whenDurable`/`flush`. A write returns once its
+// transaction has committed (it then survives kill -9). Power-loss durability depends on the
+// store's mode: with per-commit durability the commit was already fsynced; with group commit the
+// fsync comes later, shared by many writes, so whoever acknowledges a write to a client must first
+// await `whenDurable(revision)`. Watch events are handed to the fan-out only once durable, in
+// revision order, so a watcher never sees a write that a crash could still take back.
 
 import type { KubeObject } from '../../api/meta.js';
 
@@ -114,6 +118,17 @@ export interface Store {
   compact(): number;
   /** Arbitrary small metadata (CA material, schema version), stored durably. */
   getMeta(name: string): string | undefined;
+  /** Durable before it returns, in every mode. */
   setMeta(name: string, value: string): void;
+  /**
+   * Resolves once every write up to `revision` survives power loss (at once if it already does).
+   * Rejects if the store could not sync (it then refuses further writes).
+   */
+  whenDurable(revision: number): Promise<void>;
+  /** whenDurable(currentRevision()): every write committed before the call is durable. */
+  flush(): Promise<void>;
+  /** Highest revision known durable (and visible to watchers). */
+  durableRevision(): number;
+  /** Syncs what is pending, then closes; waiters resolve. */
   close(): void;
 }

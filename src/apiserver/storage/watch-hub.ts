@@ -16,8 +16,14 @@
 // HTTP layer returns one when `res.write()` reports a full socket buffer and resolves it on
 // 'drain'); the hub then waits for it before delivering that subscriber's next event. Meanwhile
 // new live events accumulate in the subscriber's bounded buffer; when more than `bufferLimit` live
-// events are waiting, the subscriber is dropped and gets `onClose('slow')`. Writers never wait for
-// consumers, and one slow consumer never delays the others.
+// events are waiting while the subscriber is blocked (waiting for its consumer's promise, or still
+// replaying history), it is dropped and gets `onClose('slow')`. A subscriber that is not blocked is
+// keeping up: its queue is drained on the next turn, however large the batch of events that group
+// commit published at once. Writers never wait for consumers, and one slow consumer never delays
+// the others.
+//
+// Fan-out cost: one `setImmediate` per hub (not per subscriber) drains every subscriber that has
+// work, in the order they became ready; events are shared objects, never copied per subscriber.
 
 import type { Logger } from '../../util/logger.js';
 import { keyMatcher } from './key-range.js';
@@ -78,6 +84,9 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const subs = new Map<number, Subscriber>();
   let nextId = 1;
+  /** Subscribers with work, drained by one setImmediate (`pump`) for the whole hub. */
+  let ready: Subscriber[] = [];
+  let pumpScheduled = false;
 
   const waitingLive = (s: Subscriber): number => s.live.length + (s.inReplay ? 0 : s.queue.length - s.head);
 
@@ -102,10 +111,21 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     else setImmediate(call);
   };
 
+  const pump = (): void => {
+    pumpScheduled = false;
+    const batch = ready;
+    ready = [];
+    for (const s of batch) drain(s);
+  };
+
   const schedule = (s: Subscriber): void => {
     if (s.scheduled || s.closed || s.awaiting) return;
     s.scheduled = true;
-    setImmediate(() => drain(s));
+    ready.push(s);
+    if (!pumpScheduled) {
+      pumpScheduled = true;
+      setImmediate(pump);
+    }
   };
 
   /** Refill an empty queue from the replay or the live buffer; false when nothing is pending. */
@@ -194,7 +214,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
         if (s.closed || ev.revision <= s.lastSent || !s.matches(ev.key)) continue;
         if (s.inReplay) s.live.push(ev);
         else s.queue.push(ev);
-        if (waitingLive(s) > opts.bufferLimit) {
+        if ((s.awaiting || s.inReplay) && waitingLive(s) > opts.bufferLimit) {
           opts.log.info('dropping slow watcher', { key: s.prefix, resourceVersion: ev.revision, buffered: waitingLive(s) });
           finish(s, 'slow', false);
           continue;
