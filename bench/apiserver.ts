@@ -127,7 +127,7 @@ export async function benchApiserver(opts: { runs?: number; creates?: number; wa
   const watchWrites = opts.watchWrites ?? 40;
   const concurrency = opts.concurrency ?? 32;
   const loadBefore = loadavg()[0]!;
-  const storage = await benchStorage({ runs, writes: 1000, concurrency, budgetMs: 20_000 });
+  const storage = process.env.BENCH_SKIP_STORAGE ? await benchStorage({ runs: 1, writes: 50, concurrency }) : await benchStorage({ runs, writes: 1000, concurrency, budgetMs: 20_000 });
   const dataDir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-'));
   const server = await startEmbeddedApiServer({ dataDir, listen: { host: '127.0.0.1', port: 0 }, log: nullLogger() });
   let watcherChild: WatcherChild | undefined;

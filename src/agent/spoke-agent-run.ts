@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hubSecretKeys, labels } from '../api/constants.js';
 import type { ManagedCluster } from '../api/cluster.js';
-import type { CertificateSigningRequest, Secret } from '../api/core.js';
+import type { CertificateSigningRequest, Namespace, Secret } from '../api/core.js';
+import { isAlreadyExists, isNotFound } from '../client/errors.js';
 import { createInformer } from '../client/informer.js';
 import { createInformerFactory } from '../client/informer-factory.js';
 import { createKubeClient } from '../client/rest-client.js';
@@ -104,6 +105,30 @@ function csrInformerFor(client: KubeClient, clusterName: string, o: RunOnceOptio
   });
 }
 
+/**
+ * The klusterlet operator creates the agent namespace before the agent runs; without an operator
+ * (a cluster joined by hand) the agent creates it, so the hub kubeconfig secret has a home.
+ * Lacking permission to do so is not fatal: saving the secret then reports the real problem.
+ */
+async function ensureComponentNamespace(client: KubeClient, namespace: string, log: Logger, signal: AbortSignal): Promise<void> {
+  const namespaces = client.resource<Namespace>(resourceTypes.namespaces);
+  try {
+    await namespaces.get(namespace, { signal });
+    return;
+  } catch (err) {
+    if (!isNotFound(err)) {
+      log.warn('unable to check the agent namespace', { namespace, err });
+      return;
+    }
+  }
+  try {
+    await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { signal });
+    log.info('created the agent namespace', { namespace });
+  } catch (err) {
+    if (!isAlreadyExists(err)) log.warn('unable to create the agent namespace', { namespace, err });
+  }
+}
+
 export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal): Promise<void> {
   const opts = o.options;
   const log = o.log;
@@ -115,6 +140,7 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
   const tasks: Promise<void>[] = [];
   try {
     const secrets = clients.management.resource<Secret>(resourceTypes.secrets, opts.namespace);
+    await ensureComponentNamespace(clients.management, opts.namespace, log, signal);
     await dumpSecret({ secrets, namespace: opts.namespace, name: opts.hubKubeconfigSecret, dir: opts.hubKubeconfigDir, signal });
 
     // §3: validate, complete, validate.
@@ -172,7 +198,9 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
     };
 
     registerBootstrapKubeconfigHandler({ secretInformer, secretName: opts.bootstrapKubeconfigSecret, log: clog, cancel: o.cancel });
+    const filesChanged = createWakeup();
     const controllerA = createHubKubeconfigSecretController({
+      onDumped: () => filesChanged.wake(),
       secrets,
       secretInformer,
       namespace: opts.namespace,
@@ -188,7 +216,7 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
 
     const valid = (): boolean => isHubKubeconfigValid(secretOption, new Date(o.clock.now()));
     if (!valid() && !signal.aborted) {
-      await runBootstrapPhase({ o, clusterName, agentId, bootstrapFile, spokeCaBundle, driver, additionalData, secrets, secretInformer, valid, log: clog }, signal);
+      await runBootstrapPhase({ o, clusterName, agentId, bootstrapFile, spokeCaBundle, driver, additionalData, secrets, secretInformer, valid, filesChanged, log: clog }, signal);
     }
     if (signal.aborted) return;
 
@@ -276,7 +304,34 @@ interface BootstrapPhaseInput {
   secrets: ResourceClient<Secret>;
   secretInformer: Informer<Secret>;
   valid(): boolean;
+  /** Fires when controller A has written new hub kubeconfig files. */
+  filesChanged: Wakeup;
   log: Logger;
+}
+
+/** A one-shot-per-wait notification: `next()` resolves on the following `wake()`. */
+interface Wakeup {
+  wake(): void;
+  next(): Promise<void>;
+}
+
+function createWakeup(): Wakeup {
+  // One shared promise per generation, so waiting in a loop does not pile up listeners.
+  let pending: { promise: Promise<void>; resolve: () => void } | undefined;
+  return {
+    wake() {
+      pending?.resolve();
+      pending = undefined;
+    },
+    next() {
+      if (!pending) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        pending = { promise, resolve };
+      }
+      return pending.promise;
+    },
+  };
 }
 
 /** §5 step 12: C + D with the bootstrap credentials until the hub kubeconfig is valid. */
@@ -345,10 +400,17 @@ async function runBootstrapPhase(b: BootstrapPhaseInput, signal: AbortSignal): P
         throw new Error(`failed to wait for hub client config for managed cluster to be ready: ${(err as Error).message}`, { cause: err });
       }
       if (ok) break;
+      // OCM polls every second; re-checking as soon as controller A has dumped new files makes the
+      // switch to the main phase immediate, and the poll remains the fallback.
+      const poll = new AbortController();
+      const onAbort = (): void => poll.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await o.clock.sleep(opts.timings.bootstrapPollMs, signal);
-      } catch {
-        return;
+        // The sleep rejects when aborted (by us or the caller): swallowed, the loop re-checks the signal.
+        await Promise.race([o.clock.sleep(opts.timings.bootstrapPollMs, poll.signal).catch(() => undefined), b.filesChanged.next()]);
+      } finally {
+        poll.abort();
+        signal.removeEventListener('abort', onAbort);
       }
     }
     log.info('hub client config is ready; stopping the bootstrap controllers');

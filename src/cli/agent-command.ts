@@ -7,6 +7,7 @@
 // --informer-resync-period, --cache-sync-timeout, --liveness-period, --liveness-failure-threshold,
 // --restart-backoff (Go duration syntax except the threshold).
 
+import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FeatureGateError, parseFeatureGates, SPOKE_FEATURE_DEFAULTS } from '../api/feature-gates.js';
 import { serviceAccountNamespace } from '../agent/agent-clients.js';
@@ -124,6 +125,17 @@ export function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
   } catch (err) {
     if (err instanceof FeatureGateError) throw new CliUsageError(`invalid argument ${JSON.stringify(f.featureGates.join(','))} for "--feature-gates" flag: ${err.message}`);
     throw err;
+  }
+  // A file named on the command line that is not there is a usage mistake (exit 2), not something
+  // to retry: the restart loop is for files that change while the agent runs.
+  const files: [string, string][] = [
+    ['--kubeconfig', f.kubeconfig],
+    ['--spoke-kubeconfig', f.spokeKubeconfig],
+    ['--bootstrap-kubeconfig', f.bootstrapKubeconfig],
+    ...f.bootstrapKubeconfigs.map((p): [string, string] => ['--bootstrap-kubeconfigs', p]),
+  ];
+  for (const [flag, path] of files) {
+    if (path !== '' && !existsSync(path)) throw new CliUsageError(`${flag} ${path}: no such file`);
   }
   const t = { ...d.timings };
   if (f.bootstrapPollPeriod !== undefined) t.bootstrapPollMs = f.bootstrapPollPeriod;

@@ -7,6 +7,7 @@
 // Embedded mode writes DIR/admin.kubeconfig and DIR/bootstrap.kubeconfig (a bootstrap token bound only to
 // OCM's bootstrap ClusterRole). Prints one ready line on stdout; logs JSON lines on stderr.
 
+import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { FeatureGateError } from '../api/feature-gates.js';
 import type { ListenAddress } from '../apiserver/embedded.js';
@@ -56,6 +57,7 @@ export function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     throw new CliUsageError('either --data-dir (embedded API server) or --kubeconfig (existing cluster) is required outside a pod');
   }
   if (raw.dataDir && raw.kubeconfig) throw new CliUsageError('--data-dir and --kubeconfig are mutually exclusive');
+  if (raw.kubeconfig && !existsSync(raw.kubeconfig)) throw new CliUsageError(`--kubeconfig ${raw.kubeconfig}: no such file`);
   if (!raw.dataDir) {
     for (const [flag, v] of [['--apiserver-listen', raw.apiserverListen], ['--cluster-signing-duration', raw.clusterSigningDuration], ['--bootstrap-token-ttl', raw.bootstrapTokenTtl]] as const) {
       if (v !== undefined) throw new CliUsageError(`${flag} needs --data-dir`);

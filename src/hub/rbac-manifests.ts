@@ -176,6 +176,8 @@ export function hubControllerClusterRole(): ClusterRole {
       { apiGroups: [GROUP_CLUSTER], resources: ['managedclusters', 'managedclustersets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'] },
       { apiGroups: [GROUP_CLUSTER], resources: ['managedclustersetbindings'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [GROUP_CLUSTER], resources: ['managedclusters/status', 'managedclustersets/status', 'managedclustersetbindings/status'], verbs: ['patch', 'update'] },
+      // Auto-accept (ManagedClusterAutoApproval) sets spec.hubAcceptsClient, which admission guards with this virtual subresource.
+      { apiGroups: [GROUP_REGISTER], resources: ['managedclusters/accept'], verbs: ['update'] },
       { apiGroups: [GROUP_ADDON], resources: ['managedclusteraddons'], verbs: ['get', 'list', 'watch', 'delete'] },
       { apiGroups: [GROUP_ADDON], resources: ['managedclusteraddons/status'], verbs: ['patch', 'update'] },
       { apiGroups: [GROUP_WORK], resources: ['manifestworks'], verbs: ['get', 'list', 'watch', 'delete'] },

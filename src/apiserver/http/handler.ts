@@ -17,9 +17,24 @@ import { handleResource } from './resource-handler.js';
 import { sendJson, sendStatus, toApiError } from './respond.js';
 import type { ServerContext } from './server-context.js';
 
+/** Per-connection cache of the client certificate chain (a Symbol-keyed property of the socket). */
+const kPeerChain = Symbol('ocm-ts.peerChain');
+type PeerChain = Pick<AuthenticationRequest, 'clientCertificateDer' | 'clientCertificateChainDer'>;
+
 function authRequest(req: IncomingMessage): AuthenticationRequest {
-  const socket = req.socket as TLSSocket;
-  const out: AuthenticationRequest = { headers: req.headers };
+  const socket = req.socket as TLSSocket & { [kPeerChain]?: PeerChain };
+  // The peer certificate cannot change during a TLS connection (no renegotiation), and reading it
+  // (getPeerCertificate(true) parses the whole chain) costs more than the rest of a small request.
+  let chain = socket[kPeerChain];
+  if (chain === undefined) {
+    chain = peerChain(socket);
+    socket[kPeerChain] = chain;
+  }
+  return { headers: req.headers, ...chain };
+}
+
+function peerChain(socket: TLSSocket): PeerChain {
+  const out: PeerChain = {};
   if (typeof socket.getPeerCertificate === 'function') {
     const peer = socket.getPeerCertificate(true);
     if (peer && peer.raw) {

@@ -8,7 +8,7 @@ import { toWire } from '../registry/versions.js';
 import type { OutputFormat } from './negotiate.js';
 import { sendJson } from './respond.js';
 import { toPartial, toTable } from './table.js';
-import type { WatchEncoder } from './watch.js';
+import type { EncodedLine, WatchEncoder } from './watch.js';
 
 export interface OutputContext {
   served: ServedResource;
@@ -49,20 +49,31 @@ export function sendList(res: ServerResponse, list: KubeList, o: OutputContext):
 }
 
 /**
- * Per-server cache: stored object identity → encoded watch line (Buffer, newline included) per
- * wire version and event type, so one event is serialised and UTF-8 encoded once for all watchers.
+ * Per-server cache: stored object identity → encoded watch line per wire version and event type,
+ * so one event is serialised, UTF-8 encoded and chunk-framed once for all its watchers.
  */
-export type EncodeCache = Map<string, WeakMap<KubeObject, Map<WatchEventType, Buffer>>>;
+export type EncodeCache = Map<string, WeakMap<KubeObject, Map<WatchEventType, EncodedLine>>>;
 
-function lineOf(type: WatchEventType, object: unknown): Buffer {
-  return Buffer.from(`${JSON.stringify({ type, object })}\n`);
+/** The line (newline included) and the same bytes as one HTTP/1.1 chunk, sharing one allocation. */
+function encoded(text: string): EncodedLine {
+  const len = Buffer.byteLength(text);
+  const head = `${len.toString(16)}\r\n`;
+  const chunk = Buffer.allocUnsafe(head.length + len + 2);
+  chunk.write(head, 0, 'latin1');
+  chunk.write(text, head.length, 'utf8');
+  chunk.write('\r\n', head.length + len, 'latin1');
+  return { chunk, line: chunk.subarray(head.length, head.length + len) };
+}
+
+function lineOf(type: WatchEventType, object: unknown): EncodedLine {
+  return encoded(`${JSON.stringify({ type, object })}\n`);
 }
 
 export function watchEncoder(o: OutputContext, cache: EncodeCache): WatchEncoder {
   const apiVersion = o.served.def.group ? `${o.served.def.group}/${o.version}` : o.version;
   const cacheKey = `${o.served.def.group}/${o.served.def.resource}/${o.version}`;
   return {
-    line(type: WatchEventType, obj: KubeObject, first: boolean): Buffer {
+    line(type: WatchEventType, obj: KubeObject, first: boolean): EncodedLine {
       if (type === 'ERROR' || type === 'BOOKMARK') return lineOf(type, obj);
       if (o.format.type === 'table') {
         const wire = toWire(o.served, o.version, obj);
@@ -81,7 +92,7 @@ export function watchEncoder(o: OutputContext, cache: EncodeCache): WatchEncoder
       }
       let buf = byType.get(type);
       if (buf === undefined) {
-        buf = Buffer.from(`{"type":"${type}","object":${JSON.stringify(toWire(o.served, o.version, obj))}}\n`);
+        buf = encoded(`{"type":"${type}","object":${JSON.stringify(toWire(o.served, o.version, obj))}}\n`);
         byType.set(type, buf);
       }
       return buf;

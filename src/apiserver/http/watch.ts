@@ -1,5 +1,15 @@
 // WATCH (§10): initial events, resume from a revision, selector transitions, bookmarks, timeouts,
 // ERROR-then-close, newline-delimited JSON with headers flushed at once.
+//
+// Fan-out cost per event and watcher is kept to one socket write of a Buffer shared by every
+// watcher of the same representation: the encoder caches each event's line already framed as an
+// HTTP/1.1 chunk, and on a chunked response the frame goes straight to the socket (after the
+// headers, which flushHeaders() has written; res.end() later writes the terminating chunk), which
+// skips OutgoingMessage's per-write framing, corking and buffer copies. Backpressure: when the
+// socket's buffer is full the store's next event waits for 'drain'; beyond maxBufferedBytes the
+// watcher is dropped, and the store drops a watcher that falls too far behind.
+// Durability: the store publishes events only once durable (group commit); the initial ADDED
+// events of a watch without resourceVersion likewise wait until the listed revision is durable.
 
 import type { ServerResponse } from 'node:http';
 import type { KubeObject, WatchEventType } from '../../api/meta.js';
@@ -7,9 +17,15 @@ import type { Logger } from '../../util/logger.js';
 import { StoreCompactedError, type Store, type StoreEvent, type WatchSubscription } from '../storage/types.js';
 import { ApiError, errors } from './errors.js';
 
+/** One encoded event: the line (newline included) and the same bytes framed as an HTTP/1.1 chunk. */
+export interface EncodedLine {
+  line: Buffer;
+  chunk: Buffer;
+}
+
 export interface WatchEncoder {
-  /** Encodes one event line (newline included). `first` = first event of this stream. */
-  line(type: WatchEventType, obj: KubeObject, first: boolean): Buffer;
+  /** Encodes one event line. `first` = first event of this stream. Results may be shared: read-only. */
+  line(type: WatchEventType, obj: KubeObject, first: boolean): EncodedLine;
   /** The BOOKMARK object for a revision. */
   bookmark(revision: number): KubeObject;
 }
@@ -52,26 +68,37 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
     w.onEnd(reason, events);
   };
 
+  // Set once the headers are out: frames then go straight to the socket (see the file comment).
+  let socket: NodeJS.WritableStream & { writableLength: number } | undefined;
+
+  const waitDrain = (target: NodeJS.EventEmitter): Promise<void> => new Promise<void>((resolve) => {
+    const done = (): void => {
+      target.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    target.on('drain', done);
+    res.on('close', done);
+  });
+
   const write = (type: WatchEventType, obj: KubeObject): Promise<void> | void => {
     if (ended) return;
-    const line = w.encoder.line(type, obj, events === 0);
+    const enc = w.encoder.line(type, obj, events === 0);
     events++;
-    const ok = res.write(line);
-    if (!ok) {
-      if (res.writableLength > w.maxBufferedBytes) {
+    if (socket !== undefined) {
+      if (socket.write(enc.chunk)) return;
+      if (socket.writableLength > w.maxBufferedBytes) {
         end('slow');
         return;
       }
-      return new Promise<void>((resolve) => {
-        const done = (): void => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
+      return waitDrain(socket);
     }
+    if (res.write(enc.line)) return;
+    if (res.writableLength > w.maxBufferedBytes) {
+      end('slow');
+      return;
+    }
+    return waitDrain(res);
   };
 
   const sendError = (err: ApiError): void => {
@@ -81,6 +108,8 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
+  const raw = res.socket;
+  if (res.chunkedEncoding && raw && res.writableLength === 0 && !raw.destroyed) socket = raw;
   // res 'close' fires when the client goes away (or after our own end(), which is then a no-op).
   res.on('close', () => end('client closed'));
   res.on('error', () => end('socket error'));
@@ -113,8 +142,25 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
     if (rv === undefined) {
       const listed = w.store.list(w.prefix, { filter: w.filter });
       lastRevision = listed.revision;
-      subscribe(listed.revision);
-      for (const it of listed.items) void write('ADDED', it.object);
+      const start = (): void => {
+        subscribe(listed.revision);
+        for (const it of listed.items) void write('ADDED', it.object);
+      };
+      if (listed.revision <= w.store.durableRevision()) {
+        start();
+      } else {
+        // the list may include writes not yet durable: show it once they are (the subscription
+        // then replays anything published meanwhile from the log, without gap or duplicate)
+        w.store.whenDurable(listed.revision).then(() => {
+          if (ended) return;
+          try {
+            start();
+          } catch (err) {
+            if (err instanceof StoreCompactedError) sendError(errors.tooOldResourceVersion(err.requested, err.compacted));
+            else sendError(errors.internal(err instanceof Error ? err.message : String(err), err));
+          }
+        }, (err: unknown) => sendError(errors.internal(err instanceof Error ? err.message : String(err), err)));
+      }
     } else {
       const current = w.store.currentRevision();
       if (rv < w.store.compactedRevision()) {
