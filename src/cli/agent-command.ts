@@ -12,7 +12,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { FeatureGateError, parseFeatureGates, SPOKE_FEATURE_DEFAULTS } from '../api/feature-gates.js';
 import { serviceAccountNamespace } from '../agent/agent-clients.js';
 import { defaultAgentOptions, type SpokeAgentOptions } from '../agent/options/agent-options.js';
-import { DurationError, parseGoDuration } from '../agent/options/duration.js';
+import { DurationError, parseGoDuration } from '../util/duration.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
 import { CliUsageError } from './usage-error.js';
 

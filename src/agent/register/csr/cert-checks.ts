@@ -5,7 +5,7 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { labels, names } from '../../../api/constants.js';
 import type { CertificateSigningRequest } from '../../../api/core.js';
-import { formatGoDuration } from '../../options/duration.js';
+import { formatGoDuration } from '../../../util/duration.js';
 import { splitPemBlocks } from '../../../util/x509.js';
 
 export interface CertInfo {
