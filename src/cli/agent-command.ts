@@ -126,17 +126,6 @@ export function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
     if (err instanceof FeatureGateError) throw new CliUsageError(`invalid argument ${JSON.stringify(f.featureGates.join(','))} for "--feature-gates" flag: ${err.message}`);
     throw err;
   }
-  // A file named on the command line that is not there is a usage mistake (exit 2), not something
-  // to retry: the restart loop is for files that change while the agent runs.
-  const files: [string, string][] = [
-    ['--kubeconfig', f.kubeconfig],
-    ['--spoke-kubeconfig', f.spokeKubeconfig],
-    ['--bootstrap-kubeconfig', f.bootstrapKubeconfig],
-    ...f.bootstrapKubeconfigs.map((p): [string, string] => ['--bootstrap-kubeconfigs', p]),
-  ];
-  for (const [flag, path] of files) {
-    if (path !== '' && !existsSync(path)) throw new CliUsageError(`${flag} ${path}: no such file`);
-  }
   const t = { ...d.timings };
   if (f.bootstrapPollPeriod !== undefined) t.bootstrapPollMs = f.bootstrapPollPeriod;
   if (f.registerResyncPeriod !== undefined) t.registerResyncMs = f.registerResyncPeriod;
@@ -244,8 +233,25 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
   return cmd;
 }
 
+/**
+ * A file named on the command line that is not there is a usage mistake (exit 2), not something
+ * to retry: the restart loop is for files that change while the agent runs.
+ */
+export function checkAgentFiles(opts: SpokeAgentOptions): void {
+  const files: [string, string][] = [
+    ['--kubeconfig', opts.kubeconfig],
+    ['--spoke-kubeconfig', opts.spokeKubeconfig],
+    ['--bootstrap-kubeconfig', opts.bootstrapKubeconfig],
+    ...opts.bootstrapKubeconfigs.map((p): [string, string] => ['--bootstrap-kubeconfigs', p]),
+  ];
+  for (const [flag, path] of files) {
+    if (path !== '' && !existsSync(path)) throw new CliUsageError(`${flag} ${path}: no such file`);
+  }
+}
+
 export function registerAgentCommand(program: Command): void {
   const cmd = buildAgentCommand(async (opts, level) => {
+      checkAgentFiles(opts);
       const log = createLogger({ level, fields: { component: 'registration-agent' } });
       const ctl = new AbortController();
       const onSignal = (sig: NodeJS.Signals): void => {

@@ -57,7 +57,6 @@ export function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     throw new CliUsageError('either --data-dir (embedded API server) or --kubeconfig (existing cluster) is required outside a pod');
   }
   if (raw.dataDir && raw.kubeconfig) throw new CliUsageError('--data-dir and --kubeconfig are mutually exclusive');
-  if (raw.kubeconfig && !existsSync(raw.kubeconfig)) throw new CliUsageError(`--kubeconfig ${raw.kubeconfig}: no such file`);
   if (!raw.dataDir) {
     for (const [flag, v] of [['--apiserver-listen', raw.apiserverListen], ['--cluster-signing-duration', raw.clusterSigningDuration], ['--bootstrap-token-ttl', raw.bootstrapTokenTtl]] as const) {
       if (v !== undefined) throw new CliUsageError(`${flag} needs --data-dir`);
@@ -100,6 +99,8 @@ export function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   } catch {
     throw new CliUsageError(`${apiserverFlag} must be HOST:PORT, got "${apiserverRaw ?? ''}"`);
   }
+  // Checked last, so that every flag mistake is reported before a missing file.
+  if (raw.kubeconfig && !existsSync(raw.kubeconfig)) throw new CliUsageError(`--kubeconfig ${raw.kubeconfig}: no such file`);
   return Object.freeze({
     mode: raw.dataDir ? 'embedded' : raw.kubeconfig ? 'kubeconfig' : 'in-cluster',
     ...(raw.kubeconfig ? { kubeconfig: raw.kubeconfig } : {}),

@@ -110,7 +110,7 @@ export function openDatabase(path: string, lockWaitMs: number, durability: Durab
       const mode = db.pragma('journal_mode', { simple: true });
       if (mode !== 'wal') throw new Error(`storage ${path}: could not enable WAL (journal_mode=${String(mode)})`);
     }
-    db.pragma(durability === 'group' ? 'synchronous = NORMAL' : 'synchronous = FULL'); db.pragma('wal_autocheckpoint = 10000');
+    db.pragma(durability === 'group' ? 'synchronous = NORMAL' : 'synchronous = FULL');
     db.pragma('foreign_keys = OFF');
     db.exec(DDL);
     const version = db.prepare('SELECT value FROM meta WHERE name = ?').pluck().get(META_SCHEMA_VERSION) as

@@ -1,8 +1,9 @@
 // In-process fan-out of committed store events to watchers.
 //
-// Ordering: the store publishes each event right after its commit, in revision order (writes are
+// Ordering: the store publishes each event once it is durable (right after its commit with
+// per-commit durability, after the covering fsync with group commit), in revision order (writes are
 // synchronous and there is one writer), and each subscriber receives events strictly in revision
-// order, never twice and never with a gap.
+// order, never twice and never with a gap. `liveStart` is then the last published revision.
 //
 // Start point: `subscribe` registers the subscriber *before* any history is read. Events committed
 // after that point (revision > liveStart) are buffered as live events; history in
