@@ -76,6 +76,9 @@ export function defaultControllerSet(): AgentControllerSet {
             clusterName: i.clusterName,
             hubClient: i.hubClient,
             hubConnectionTimeoutSeconds: i.options.hubConnectionTimeoutSeconds,
+            // OCM hardcodes these (1 min, 10 s); they are timings so that tests can shorten them.
+            resyncMs: i.options.timings.hubTimeoutResyncMs,
+            startupGraceMs: i.options.timings.hubTimeoutStartupGraceMs,
             onRestart,
             log: i.log,
             clock: i.clock,

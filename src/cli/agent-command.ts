@@ -5,7 +5,8 @@
 // Hidden flags shorten timings OCM hardcodes (for tests): --bootstrap-poll-period,
 // --register-resync-period, --secret-dump-resync-period, --addon-lease-sync-period,
 // --informer-resync-period, --cache-sync-timeout, --liveness-period, --liveness-failure-threshold,
-// --restart-backoff (Go duration syntax except the threshold).
+// --restart-backoff, --hub-timeout-resync-period, --hub-timeout-startup-grace (Go duration syntax
+// except the threshold).
 
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -114,6 +115,8 @@ interface RawFlags {
   livenessPeriod?: number;
   livenessFailureThreshold?: number;
   restartBackoff?: number;
+  hubTimeoutResyncPeriod?: number;
+  hubTimeoutStartupGrace?: number;
 }
 
 /** Flags → options (throws CliUsageError for values commander cannot check). */
@@ -136,6 +139,8 @@ export function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
   if (f.livenessPeriod !== undefined) t.livenessPeriodMs = f.livenessPeriod;
   if (f.livenessFailureThreshold !== undefined) t.livenessFailureThreshold = f.livenessFailureThreshold;
   if (f.restartBackoff !== undefined) t.restartBackoffMs = f.restartBackoff;
+  if (f.hubTimeoutResyncPeriod !== undefined) t.hubTimeoutResyncMs = f.hubTimeoutResyncPeriod;
+  if (f.hubTimeoutStartupGrace !== undefined) t.hubTimeoutStartupGraceMs = f.hubTimeoutStartupGrace;
   return {
     ...d,
     kubeconfig: f.kubeconfig,
@@ -225,6 +230,8 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
     .addOption(hidden('--liveness-period <d>', 'in-process liveness check period (10s; 0 = off)', durationArg('--liveness-period')))
     .addOption(hidden('--liveness-failure-threshold <n>', 'in-process liveness failures before a restart (3)', intArg('--liveness-failure-threshold')))
     .addOption(hidden('--restart-backoff <d>', 'first delay before re-running a failed start (1s)', durationArg('--restart-backoff')))
+    .addOption(hidden('--hub-timeout-resync-period <d>', 'MultipleHubs: hub timeout controller check period (1m)', durationArg('--hub-timeout-resync-period')))
+    .addOption(hidden('--hub-timeout-startup-grace <d>', 'MultipleHubs: hub timeout controller grace period after start (10s)', durationArg('--hub-timeout-startup-grace')))
     .action(async (raw: RawFlags) => {
       const level = raw.logLevel;
       if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new CliUsageError(`invalid argument ${JSON.stringify(level)} for "--log-level" flag`);

@@ -26,6 +26,10 @@ export interface AgentTimings {
   livenessFailureThreshold: number;
   /** Delay before re-running the start sequence after a failed start (doubles up to 30 s). */
   restartBackoffMs: number;
+  /** MultipleHubs: check period of the hub timeout controller L (OCM: 1 min). */
+  hubTimeoutResyncMs: number;
+  /** MultipleHubs: L takes no decision this soon after it was created (OCM: 10 s, stale leases after a hub switch). */
+  hubTimeoutStartupGraceMs: number;
 }
 
 export const DEFAULT_TIMINGS: Readonly<AgentTimings> = Object.freeze({
@@ -38,6 +42,8 @@ export const DEFAULT_TIMINGS: Readonly<AgentTimings> = Object.freeze({
   livenessPeriodMs: 10_000,
   livenessFailureThreshold: 3,
   restartBackoffMs: 1000,
+  hubTimeoutResyncMs: 60_000,
+  hubTimeoutStartupGraceMs: 10_000,
 });
 
 export interface SpokeAgentOptions {

@@ -55,7 +55,7 @@ export interface SqliteStoreOptions {
   /** Compaction keeps at least the last minRevisions revisions and everything newer than minAgeMs. */
   retention?: { minRevisions: number; minAgeMs: number };
   clock?: Clock;
-  /** Live events a watcher may have waiting before it is dropped as slow (default 10 000). */
+  /** Live events a blocked watcher may have waiting before it is dropped as slow (default 10 000). */
   watchBufferLimit?: number;
   /** How long to wait for the file lock at open before failing (default 200 ms). */
   lockWaitMs?: number;

@@ -64,7 +64,8 @@ export interface WatchOptions {
   /**
    * Called asynchronously, in revision order, one event at a time. Returning a promise (e.g. until a
    * socket drains) defers this subscriber's next event until it settles; live events then wait in
-   * a bounded buffer, and a subscriber that overflows it is dropped with onClose('slow').
+   * a bounded buffer, and a subscriber that overflows it while blocked (or still replaying) is
+   * dropped with onClose('slow'); one that is not blocked is keeping up and is never dropped.
    */
   onEvent: (ev: StoreEvent) => void | PromiseLike<void>;
   /** Called once if the subscriber is dropped (it fell too far behind, or the store closed). */

@@ -1,12 +1,11 @@
 // Pure certificate and CSR decisions of the CSR driver (spoke-agent.md §4.2, §10.3, §10.6).
 // Inputs are PEM text, objects and times; nothing here reads files or calls a server.
 
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import { labels, names } from '../../../api/constants.js';
 import type { CertificateSigningRequest } from '../../../api/core.js';
 import { formatGoDuration } from '../../../util/duration.js';
-import { splitPemBlocks } from '../../../util/x509.js';
+import { splitPemBlocks } from '../../../util/pem.js';
+import { readCertificateInfo } from './native-cert.js';
 
 export interface CertInfo {
   commonName: string;
@@ -28,19 +27,11 @@ export function parseCertificates(pem: string): CertInfo[] {
   const out: CertInfo[] = [];
   for (const b of splitPemBlocks(pem)) {
     if (b.type !== 'CERTIFICATE') continue;
-    let c: x509.X509Certificate;
     try {
-      c = new x509.X509Certificate(b.der);
+      out.push(readCertificateInfo(b.der));
     } catch (err) {
       throw new CertParseError(`x509: malformed certificate: ${(err as Error).message}`);
     }
-    out.push({
-      commonName: c.subjectName.getField('CN')[0] ?? '',
-      organizations: c.subjectName.getField('O'),
-      organizationalUnits: c.subjectName.getField('OU'),
-      notBefore: c.notBefore,
-      notAfter: c.notAfter,
-    });
   }
   return out;
 }

@@ -1,0 +1,143 @@
+// Certificate reading for the agent's hot paths with Node's native X509 support only: the subject
+// CN/O/OU and the validity period of a DER certificate, and whether a private key matches a
+// certificate. The agent checks its hub client certificate every few seconds (liveness, controllers);
+// @peculiar/x509 (src/util/x509.ts) is only loaded where a CSR is created.
+
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+
+export interface NativeCertInfo {
+  commonName: string;
+  organizations: string[];
+  organizationalUnits: string[];
+  notBefore: Date;
+  notAfter: Date;
+}
+
+interface Tlv {
+  tag: number;
+  contentStart: number;
+  end: number;
+}
+
+function readTlv(buf: Buffer, offset: number, limit: number): Tlv {
+  if (offset + 2 > limit) throw new Error('truncated DER');
+  const tag = buf[offset]!;
+  let len = buf[offset + 1]!;
+  let p = offset + 2;
+  if (len & 0x80) {
+    const n = len & 0x7f;
+    if (n === 0 || n > 4 || p + n > limit) throw new Error('bad DER length');
+    len = 0;
+    for (let i = 0; i < n; i++) len = len * 256 + buf[p + i]!;
+    p += n;
+  }
+  if (p + len > limit) throw new Error('truncated DER');
+  return { tag, contentStart: p, end: p + len };
+}
+
+/** Children of a constructed TLV. */
+function children(buf: Buffer, parent: Tlv): Tlv[] {
+  const out: Tlv[] = [];
+  for (let p = parent.contentStart; p < parent.end; ) {
+    const t = readTlv(buf, p, parent.end);
+    out.push(t);
+    p = t.end;
+  }
+  return out;
+}
+
+function oidString(b: Buffer): string {
+  if (b.length === 0) return '';
+  const parts = [Math.floor(b[0]! / 40), b[0]! % 40];
+  let v = 0;
+  for (let i = 1; i < b.length; i++) {
+    v = v * 128 + (b[i]! & 0x7f);
+    if ((b[i]! & 0x80) === 0) {
+      parts.push(v);
+      v = 0;
+    }
+  }
+  return parts.join('.');
+}
+
+function decodeString(tag: number, b: Buffer): string {
+  switch (tag) {
+    case 0x1e: {
+      // BMPString: UTF-16BE.
+      const le = Buffer.alloc(b.length - (b.length % 2));
+      for (let i = 0; i + 1 < b.length; i += 2) {
+        le[i] = b[i + 1]!;
+        le[i + 1] = b[i]!;
+      }
+      return le.toString('utf16le');
+    }
+    case 0x14: // TeletexString: treated as Latin-1, like Go
+      return b.toString('latin1');
+    default: // UTF8String, PrintableString, IA5String, …
+      return b.toString('utf8');
+  }
+}
+
+function decodeTime(tag: number, s: string): Date {
+  // UTCTime YYMMDDHHMMSSZ; GeneralizedTime YYYYMMDDHHMMSS[.f*]Z.
+  const m = tag === 0x17 ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(s) : /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\.\d+)?Z$/.exec(s);
+  if (!m) throw new Error(`bad certificate time ${JSON.stringify(s)}`);
+  let year = Number(m[1]);
+  if (tag === 0x17) year += year < 50 ? 2000 : 1900;
+  const ms = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  return new Date(Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms));
+}
+
+const OID_CN = '2.5.4.3';
+const OID_O = '2.5.4.10';
+const OID_OU = '2.5.4.11';
+
+/** Subject CN/O/OU and validity of a DER certificate; throws when it is not a well-formed certificate. */
+export function readCertificateInfo(der: Buffer): NativeCertInfo {
+  // OpenSSL rejects malformed certificates; the walk below only reads the fields we need.
+  new X509Certificate(der);
+  const cert = readTlv(der, 0, der.length);
+  const tbs = children(der, cert)[0];
+  if (!tbs || tbs.tag !== 0x30) throw new Error('bad certificate structure');
+  const fields = children(der, tbs);
+  let i = fields[0]?.tag === 0xa0 ? 1 : 0; // [0] version
+  i += 3; // serialNumber, signature, issuer
+  const validity = fields[i];
+  const subject = fields[i + 1];
+  if (!validity || validity.tag !== 0x30 || !subject || subject.tag !== 0x30) throw new Error('bad certificate structure');
+  const [nb, na] = children(der, validity);
+  if (!nb || !na) throw new Error('bad certificate validity');
+  const info: NativeCertInfo = {
+    commonName: '',
+    organizations: [],
+    organizationalUnits: [],
+    notBefore: decodeTime(nb.tag, der.toString('latin1', nb.contentStart, nb.end)),
+    notAfter: decodeTime(na.tag, der.toString('latin1', na.contentStart, na.end)),
+  };
+  let cnSeen = false;
+  for (const rdn of children(der, subject)) {
+    for (const atv of children(der, rdn)) {
+      const [oid, value] = children(der, atv);
+      if (!oid || !value || oid.tag !== 0x06) continue;
+      const type = oidString(der.subarray(oid.contentStart, oid.end));
+      const text = decodeString(value.tag, der.subarray(value.contentStart, value.end));
+      if (type === OID_CN && !cnSeen) {
+        info.commonName = text;
+        cnSeen = true;
+      } else if (type === OID_O) info.organizations.push(text);
+      else if (type === OID_OU) info.organizationalUnits.push(text);
+    }
+  }
+  return info;
+}
+
+/** True when the private key matches the certificate's public key. */
+export function keyMatchesCertificate(certPem: string, keyPem: string): boolean {
+  try {
+    const certKey = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
+    const key = createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'der' });
+    return Buffer.compare(certKey, key) === 0;
+  } catch {
+    return false;
+  }
+}
