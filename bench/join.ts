@@ -275,7 +275,7 @@ export async function benchJoin(): Promise<void> {
       }
     };
     const results: JoinSeries[] = [
-      { label: 'agent defaults (bootstrap wait poll 1 s)', timings: {}, totals: [], phases: new Map() },
+      { label: 'agent defaults (bootstrap wait woken by the secret dump, 1 s poll fallback)', timings: {}, totals: [], phases: new Map() },
       { label: 'bootstrap wait poll 50 ms', timings: { bootstrapPollMs: 50 }, totals: [], phases: new Map() },
     ];
     for (let i = 0; i < runs; i++) for (const s of results) await joinOnce(s);
