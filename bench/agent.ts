@@ -6,7 +6,7 @@
 
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,22 @@ function procSample(pid: number): { rssMiB: number; cpuTicks: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { rssMiB: rssKb / 1024, cpuTicks: Number(fields[11]) + Number(fields[12]) };
+}
+
+/** CPU ticks per thread name (`node`, `V8 Worker`, `libuv-worker`, …) of a process. */
+function threadTicks(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // thread ended
+    }
+  }
+  return out;
 }
 
 export async function benchAgent(): Promise<void> {
@@ -100,6 +116,8 @@ export async function benchAgent(): Promise<void> {
     const dist = process.env.OCM_TS_AGENT_MAIN ?? join(process.cwd(), 'dist/cli/main.js');
     const useDist = existsSync(dist);
     const args = [
+      // OCM_TS_AGENT_NODE_ARGS: extra node flags (space-separated), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+      ...(process.env.OCM_TS_AGENT_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
       ...(useDist ? [dist] : ['--import', 'tsx', join(process.cwd(), 'src/cli/main.ts')]),
       'agent',
       `--kubeconfig=${spoke.adminKubeconfigPath}`,
@@ -130,6 +148,7 @@ export async function benchAgent(): Promise<void> {
 
     await sleep(SETTLE_MS);
     const a = procSample(pid);
+    const ta = threadTicks(pid);
     const start = Date.now();
     let peakRss = a.rssMiB;
     while (Date.now() - start < MEASURE_MS) {
@@ -137,6 +156,7 @@ export async function benchAgent(): Promise<void> {
       peakRss = Math.max(peakRss, procSample(pid).rssMiB);
     }
     const b = procSample(pid);
+    const tb = threadTicks(pid);
     const elapsedS = (Date.now() - start) / 1000;
     const cpuS = (b.cpuTicks - a.cpuTicks) / 100; // USER_HZ = 100
     const millicores = (cpuS / elapsedS) * 1000;
@@ -146,6 +166,8 @@ export async function benchAgent(): Promise<void> {
         `join (start → Joined): ${joinMs} ms`,
         `RSS: ${b.rssMiB.toFixed(1)} MiB (peak ${peakRss.toFixed(1)} MiB; target ≤ 60 MiB)`,
         `CPU idle: ${millicores.toFixed(2)} millicores over ${elapsedS.toFixed(1)} s = ${((cpuS / elapsedS) * 60).toFixed(3)} CPU-s per minute (target ≤ 2 millicores)`,
+        // OCM_TS_BENCH_THREADS=1: where the idle CPU goes, per thread name.
+        ...(process.env.OCM_TS_BENCH_THREADS === '1' ? [...tb].map(([n, t]) => `  thread ${n}: ${((t - (ta.get(n) ?? 0)) * 10).toFixed(0)} ms`) : []),
         '',
       ].join('\n'),
     );

@@ -66,10 +66,9 @@ export function defaultControllerSet(): AgentControllerSet {
         );
       }
       if (gateEnabled(i.options, 'MultipleHubs')) {
-        const onRestart = (reason: string): void => {
-          i.log.info(reason);
-          i.cancel(reason);
-        };
+        // K and L log the reason themselves before calling the handler (OCM's handler logs it once);
+        // logging it here again printed every restart message twice.
+        const onRestart = (reason: string): void => i.cancel(reason);
         out.push(createHubAcceptController({ clusterName: i.clusterName, hubInformers: i.hubInformers, onRestart, log: i.log, clock: i.clock }));
         out.push(
           createHubTimeoutController({

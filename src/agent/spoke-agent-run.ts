@@ -21,7 +21,7 @@ import type { Logger } from '../util/logger.js';
 import type { AgentControllerSet, Runnable } from './agent-controllers.js';
 import { buildAgentClients, spokeClusterCaBundle } from './agent-clients.js';
 import { registerBootstrapKubeconfigHandler } from './bootstrap-handler/bootstrap-kubeconfig-handler.js';
-import type { AgentMetrics, HubKubeconfigHealthChecker } from './health/health-server.js';
+import type { AgentMetricsSink, HubKubeconfigHealthChecker } from './health/health-server.js';
 import { gateEnabled, type SpokeAgentOptions } from './options/agent-options.js';
 import { AGENT_ID_ALPHABET, completeOptions, validateClusterName, validateRegistrationOptions } from './options/validate-options.js';
 import { clusterStatusUpdater } from './register/cluster-status-updater.js';
@@ -29,7 +29,7 @@ import { isClusterCsr } from './register/csr/cert-checks.js';
 import { createCsrDriver, type CsrDriver } from './register/csr/csr-driver.js';
 import { noopStatusUpdater } from './register/driver.js';
 import { buildHubKubeconfig } from './register/hub-kubeconfig.js';
-import { isHubKubeconfigValid, type SecretOption } from './register/hub-kubeconfig-validity.js';
+import { createHubKubeconfigValidity, type SecretOption } from './register/hub-kubeconfig-validity.js';
 import { loadCurrentCluster } from './register/raw-kubeconfig.js';
 import { createRegisterSecretController } from './register/secret-controller.js';
 import { createHubKubeconfigSecretController, dumpSecret } from './secret-dump/dump-secret.js';
@@ -51,7 +51,7 @@ export interface RunOnceOptions {
   clock: Clock;
   random: () => number;
   checker: HubKubeconfigHealthChecker;
-  metrics: AgentMetrics;
+  metrics: AgentMetricsSink;
   /** Cancels this run (restart). */
   cancel(reason: string): void;
   onPhase(phase: AgentPhase, names?: { clusterName: string; agentId: string }): void;
@@ -214,7 +214,9 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
     managementInformers.start(signal);
     await waitSynced(managementInformers, signal, opts.timings.cacheSyncTimeoutMs, 'management', o.clock);
 
-    const valid = (): boolean => isHubKubeconfigValid(secretOption, new Date(o.clock.now()));
+    // Re-reads the hub kubeconfig files only when they changed (the liveness check runs every 10 s).
+    const validAt = createHubKubeconfigValidity(secretOption);
+    const valid = (): boolean => validAt(new Date(o.clock.now()));
     if (!valid() && !signal.aborted) {
       await runBootstrapPhase({ o, clusterName, agentId, bootstrapFile, spokeCaBundle, driver, additionalData, secrets, secretInformer, valid, filesChanged, log: clog }, signal);
     }

@@ -14,10 +14,10 @@ import type { Logger } from '../util/logger.js';
 import type { AgentControllerSet } from './agent-controllers.js';
 import { defaultControllerSet } from './default-controllers.js';
 import {
-  createAgentMetrics,
   createHubKubeconfigHealthChecker,
+  createPlainAgentMetrics,
   startHealthServer,
-  type AgentMetrics,
+  type AgentMetricsSink,
   type HealthServer,
   type HubKubeconfigHealthChecker,
 } from './health/health-server.js';
@@ -31,7 +31,7 @@ export interface StartSpokeAgentOptions {
   clock?: Clock;
   random?: () => number;
   userAgent?: string;
-  /** Registers default process metrics (default true). */
+  /** Registers default process metrics when metrics are served (default true). */
   defaultMetrics?: boolean;
 }
 
@@ -49,7 +49,8 @@ export interface SpokeAgentStatus {
 
 export interface SpokeAgentHandle {
   status(): SpokeAgentStatus;
-  readonly metrics: AgentMetrics;
+  /** The agent's metrics; `registry` is set when they are served (`options.listen`). */
+  readonly metrics: AgentMetricsSink;
   /** Base URL of the health/metrics server ('' when `listen` is empty). */
   readonly healthUrl: string;
   /** Resolves with the exit code once the agent stopped on its own or via stop(). */
@@ -60,10 +61,18 @@ export interface SpokeAgentHandle {
 
 export async function startSpokeAgent(o: StartSpokeAgentOptions): Promise<SpokeAgentHandle> {
   const clock = o.clock ?? realClock;
-  const metrics = createAgentMetrics({ defaultMetrics: o.defaultMetrics ?? true });
   const checker = createHubKubeconfigHealthChecker();
   let server: HealthServer | undefined;
-  if (o.options.listen !== '') server = await startHealthServer({ listen: o.options.listen, checker, metrics, log: o.log });
+  let metrics: AgentMetricsSink;
+  if (o.options.listen !== '') {
+    // prom-client is loaded only when /metrics is served.
+    const { createAgentMetrics } = await import('./health/agent-metrics.js');
+    const served = createAgentMetrics({ defaultMetrics: o.defaultMetrics ?? true });
+    metrics = served;
+    server = await startHealthServer({ listen: o.options.listen, checker, metrics: served, log: o.log });
+  } else {
+    metrics = createPlainAgentMetrics();
+  }
   const stopCtl = new AbortController();
   const state: SpokeAgentStatus = { phase: 'starting', runs: 0, bootstraps: 0 };
   const done = runLoop({ ...o, clock, metrics, checker, state }, stopCtl.signal).then(async (code) => {
@@ -99,7 +108,7 @@ export async function runSpokeAgent(opts: SpokeAgentOptions, signal: AbortSignal
 
 interface LoopInput extends StartSpokeAgentOptions {
   clock: Clock;
-  metrics: AgentMetrics;
+  metrics: AgentMetricsSink;
   checker: HubKubeconfigHealthChecker;
   state: SpokeAgentStatus;
 }

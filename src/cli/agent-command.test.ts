@@ -26,6 +26,9 @@ test('should apply OCM defaults', async () => {
   assert.equal(o.addonKubeclientRegistrationAuth, 'csr');
   assert.equal(o.featureGates.ClusterClaim, true);
   assert.equal(o.featureGates.MultipleHubs, false);
+  // OCM hardcodes these for the hub timeout controller L (1 min check period, 10 s startup grace).
+  assert.equal(o.timings.hubTimeoutResyncMs, 60_000);
+  assert.equal(o.timings.hubTimeoutStartupGraceMs, 10_000);
 });
 
 test('should parse every agent flag into the right field (TestAgentOptions_AddFlags)', async () => {
@@ -58,6 +61,8 @@ test('should parse every agent flag into the right field (TestAgentOptions_AddFl
     '--bootstrap-poll-period=100ms',
     '--register-resync-period=2s',
     '--liveness-period=0',
+    '--hub-timeout-resync-period=500ms',
+    '--hub-timeout-startup-grace=1s',
   ]);
   assert.equal(o.kubeconfig, '/m');
   assert.equal(o.spokeKubeconfig, '/s');
@@ -86,6 +91,8 @@ test('should parse every agent flag into the right field (TestAgentOptions_AddFl
   assert.equal(o.timings.bootstrapPollMs, 100);
   assert.equal(o.timings.registerResyncMs, 2000);
   assert.equal(o.timings.livenessPeriodMs, 0);
+  assert.equal(o.timings.hubTimeoutResyncMs, 500);
+  assert.equal(o.timings.hubTimeoutStartupGraceMs, 1000);
 });
 
 test('should accept --cluster-name as an alias, the last one winning', async () => {

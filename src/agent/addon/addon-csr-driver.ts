@@ -12,7 +12,8 @@ import { isNotFound } from '../../client/errors.js';
 import type { Lister, ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { createCsr, generateKeyPair, keyMatchesCertificate, toEcPrivateKeyPem } from '../../util/x509.js';
+import { keyMatchesCertificate } from '../register/csr/native-cert.js';
+import { createEcCsr, generateEcPrivateKeyPem } from '../register/csr/native-csr.js';
 import type { ProcessOutcome, RegisterDriver } from '../register/driver.js';
 import { CSR_HALT_LIMIT, certValidityPeriod, formatRemaining, goTimeString, isCertificateValid, isCsrApproved, rotationDue, type ExpectedSubject } from '../register/csr/cert-checks.js';
 import { defaultAddonUser } from './registration-config.js';
@@ -141,9 +142,8 @@ export function createAddonCsrDriver(o: AddonCsrDriverOptions): RegisterDriver &
       return { condition: failed('Stop creating csr since there are too many csr created already on hub') };
     }
     try {
-      const key = toEcPrivateKeyPem((await generateKeyPair('ecdsa-p256')).privateKeyPem);
-      const request = await createCsr({
-        privateKeyPem: key,
+      const key = await generateEcPrivateKeyPem();
+      const request = createEcCsr(key, {
         commonName: subject.commonName,
         ...(subject.organizations.length ? { organizations: subject.organizations } : {}),
         ...(subject.organizationalUnits?.length ? { organizationalUnits: subject.organizationalUnits } : {}),

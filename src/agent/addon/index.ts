@@ -19,10 +19,13 @@
 //   const startRegistration = createAddonRegistrationStarter({
 //     hubClient, hubInformers, spokeClient, managementClient?,
 //     bootstrapKubeconfigPath,                      // current bootstrap kubeconfig (addon kubeconfig server/CA)
-//     clientCertExpirationSeconds?, secretResyncMs? (5 min), log, clock?, random? });
+//     clientCertExpirationSeconds?, addonTokenExpirationSeconds? (1 year),
+//     secretResyncMs? (5 min), log, clock?, random? });
 //   It runs agent-core's register secret controller (../register/secret-controller.ts) with the
-//   addon CSR driver (./addon-csr-driver.ts). The token driver is not implemented: a registration
-//   with kubeClient.driver 'token' fails to start with an error.
+//   addon CSR driver (./addon-csr-driver.ts), or, for a kubeClient registration whose driver is
+//   'token', the addon token driver (./addon-token-driver.ts): a hub TokenRequest for
+//   ServiceAccount `<addon>-agent` in `<cluster>` once TokenInfrastructureReady is True, stored as
+//   `token` beside a kubeconfig using `tokenFile: token`; refreshed at 80 % of its lifetime.
 //
 // `startRegistration({ clusterName, addonName, config, signal })` must start the per-registration
 // credential controller and keep it running until `signal` aborts; it throws when it cannot be
@@ -58,5 +61,26 @@ export {
   type AddonRegistration,
 } from './registration-config.js';
 export { addonInstallNamespace, isHostedAddon, hostingClusterName } from './addon-helpers.js';
-export { createAddonRegistrationStarter, addonStatusUpdater, DEFAULT_ADDON_SECRET_RESYNC_MS, type AddonRegistrationStarterOptions } from './registration-starter.js';
+export {
+  createAddonRegistrationStarter,
+  addonStatusUpdater,
+  DEFAULT_ADDON_SECRET_RESYNC_MS,
+  DEFAULT_ADDON_TOKEN_EXPIRATION_SECONDS,
+  type AddonRegistrationStarterOptions,
+} from './registration-starter.js';
 export { createAddonCsrDriver, addonCsrTarget, isAddonCsr, type AddonCsrDriverOptions } from './addon-csr-driver.js';
+export {
+  createAddonTokenDriver,
+  tokenRefreshDecision,
+  refreshDueMs,
+  parseTokenClaims,
+  parseServiceAccountUid,
+  tokenInfrastructure,
+  withTokenSubject,
+  addonServiceAccountName,
+  ADDON_TOKEN_KEY,
+  TOKEN_REFRESH_REMAINING_FRACTION,
+  type AddonTokenDriverOptions,
+  type TokenClaims,
+  type TokenRefreshDecision,
+} from './addon-token-driver.js';

@@ -1,7 +1,9 @@
 // Controller J (spoke-agent.md §15.4): the per-registration credential controller
 // `ClientCertController@addon:<addon>:type:<type>` — agent-core's register secret controller
-// driven by the addon CSR driver, writing `<secret>` in the install namespace (spoke, or the
-// management cluster for Hosted addons) and the ClusterCertificateRotated condition on the addon.
+// driven by the addon CSR driver (ClusterCertificateRotated) or, for `kubeClient` registrations
+// whose driver is `token`, the addon token driver (TokenRefreshed; kubeconfig user `tokenFile:
+// token`), writing `<secret>` in the install namespace (spoke, or the management cluster for
+// Hosted addons) and the condition on the addon.
 // createAddonRegistrationStarter() returns the `startRegistration` callback of controller I.
 
 import type { ManagedClusterAddOn } from '../../api/addon.js';
@@ -11,18 +13,21 @@ import type { CertificateSigningRequest, Secret } from '../../api/core.js';
 import { createInformer } from '../../client/informer.js';
 import type { InformerFactory } from '../../client/informer-factory.js';
 import { resourceTypes } from '../../client/resource-types.js';
-import type { KubeClient } from '../../client/types.js';
+import type { Informer, KubeClient } from '../../client/types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { buildStatusPatch } from '../managedcluster/status-patch.js';
-import type { StatusUpdater } from '../register/driver.js';
+import type { RegisterDriver, StatusUpdater } from '../register/driver.js';
 import { buildHubKubeconfig } from '../register/hub-kubeconfig.js';
 import { loadCurrentCluster } from '../register/raw-kubeconfig.js';
-import { createRegisterSecretController } from '../register/secret-controller.js';
+import { createRegisterSecretController, type RegisterSecretController } from '../register/secret-controller.js';
 import { createAddonCsrDriver, isAddonCsr } from './addon-csr-driver.js';
+import { createAddonTokenDriver } from './addon-token-driver.js';
 import type { StartRegistration, StartRegistrationInput } from './registration-sync.js';
 
 export const DEFAULT_ADDON_SECRET_RESYNC_MS = 5 * 60_000;
+/** Default of `--addon-token-expiration-seconds` (spoke-agent.md §2.4). */
+export const DEFAULT_ADDON_TOKEN_EXPIRATION_SECONDS = 31_536_000;
 
 export interface AddonRegistrationStarterOptions {
   /** Hub client (agent hub credentials): CSRs and addon status. */
@@ -36,6 +41,8 @@ export interface AddonRegistrationStarterOptions {
   bootstrapKubeconfigPath: string;
   /** `--client-cert-expiration-seconds` (0 = signer default). */
   clientCertExpirationSeconds?: number;
+  /** `--addon-token-expiration-seconds` (token driver; default 31536000 = one year). */
+  addonTokenExpirationSeconds?: number;
   secretResyncMs?: number;
   log: Logger;
   clock?: Clock;
@@ -55,14 +62,15 @@ export function addonStatusUpdater(o: { hubClient: KubeClient; getAddon(): Manag
   };
 }
 
+/** Timers are capped so that a year-long token does not overflow setTimeout; firing early only re-syncs. */
+const MAX_REFRESH_TIMER_MS = 24 * 60 * 60_000;
+
 export function createAddonRegistrationStarter(o: AddonRegistrationStarterOptions): StartRegistration {
   const clock = o.clock ?? realClock;
   return (input: StartRegistrationInput): void => {
     const { clusterName, addonName, config, signal } = input;
     const reg = config.registration;
-    if (reg.type === 'kubeClient' && reg.kubeClient?.driver === 'token') {
-      throw new Error(`failed to create driver for addon ${addonName}: the token registration driver is not implemented in ocm-ts`);
-    }
+    const tokenDriver = reg.type === 'kubeClient' && reg.kubeClient?.driver === 'token';
     const controllerName = `ClientCertController@addon:${addonName}:type:${reg.type}`;
     const log = o.log.child({ controller: controllerName });
     const target = config.agentRunningOutsideManagedCluster ? (o.managementClient ?? o.spokeClient) : o.spokeClient;
@@ -70,50 +78,87 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
     const additionalData: Record<string, Buffer> = { [hubSecretKeys.clusterName]: Buffer.from(clusterName) };
     if (reg.type === 'kubeClient') {
       try {
-        additionalData[hubSecretKeys.kubeconfig] = buildHubKubeconfig(loadCurrentCluster(o.bootstrapKubeconfigPath));
+        additionalData[hubSecretKeys.kubeconfig] = buildHubKubeconfig(loadCurrentCluster(o.bootstrapKubeconfigPath), tokenDriver ? { kind: 'tokenFile' } : { kind: 'clientCertificate' });
       } catch (err) {
         throw new Error(`failed to create driver for addon ${addonName}: ${(err as Error).message}`, { cause: err });
       }
     }
 
-    const csrs = o.hubClient.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
-    const csrInformer = createInformer(csrs, { labelSelector: `open-cluster-management.io/cluster-name=${clusterName},open-cluster-management.io/addon-name=${addonName}`, log, clock });
     const secrets = target.resource<Secret>(resourceTypes.secrets, config.installationNamespace);
     const secretInformer = createInformer(secrets, { log, clock });
-    const driver = createAddonCsrDriver({
-      clusterName,
-      addonName,
-      registration: reg,
-      csrs,
-      csrLister: csrInformer.lister,
-      expirationSeconds: o.clientCertExpirationSeconds ?? 0,
-      log,
-      clock,
-      random: o.random ?? Math.random,
-    });
     const addonInformer = o.hubInformers.informerFor<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, { namespace: clusterName });
-    const controller = createRegisterSecretController({
-      name: controllerName,
-      secretNamespace: config.installationNamespace,
-      secretName: config.secretName,
-      additionalData,
-      driver,
-      statusUpdater: addonStatusUpdater({ hubClient: o.hubClient, getAddon: () => addonInformer.lister.get(addonName, clusterName), clusterName, addonName, clock }),
-      secrets,
-      secretInformer,
-      resyncMs: o.secretResyncMs ?? DEFAULT_ADDON_SECRET_RESYNC_MS,
-      log: o.log,
-      clock,
-    });
-    const onCsr = (csr: CertificateSigningRequest): void => {
-      if (isAddonCsr(csr, clusterName, addonName, driver.signerName)) controller.enqueue();
-    };
-    csrInformer.addHandlers({ onAdd: onCsr, onUpdate: (_old, c) => onCsr(c), onDelete: onCsr });
-    csrInformer.start(signal);
+    const makeController = (driver: RegisterDriver) =>
+      createRegisterSecretController({
+        name: controllerName,
+        secretNamespace: config.installationNamespace,
+        secretName: config.secretName,
+        additionalData,
+        driver,
+        statusUpdater: addonStatusUpdater({ hubClient: o.hubClient, getAddon: () => addonInformer.lister.get(addonName, clusterName), clusterName, addonName, clock }),
+        secrets,
+        secretInformer,
+        resyncMs: o.secretResyncMs ?? DEFAULT_ADDON_SECRET_RESYNC_MS,
+        log: o.log,
+        clock,
+      });
+
+    let driverInformer: Informer<CertificateSigningRequest> | Informer<ManagedClusterAddOn>;
+    let controller: RegisterSecretController;
+    if (tokenDriver) {
+      // The driver's informer (§9): this addon only, on the hub. Its own watch, so that it ends with
+      // the registration (handlers on the shared informer could not be removed).
+      const addons = o.hubClient.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, clusterName);
+      const ownAddon = createInformer(addons, { fieldSelector: `metadata.name=${addonName}`, log, clock });
+      let timer: { cancel(): void } | undefined;
+      signal.addEventListener('abort', () => timer?.cancel(), { once: true });
+      const driver = createAddonTokenDriver({
+        clusterName,
+        addonName,
+        hubClient: o.hubClient,
+        getAddon: () => ownAddon.lister.get(addonName, clusterName),
+        expirationSeconds: o.addonTokenExpirationSeconds ?? DEFAULT_ADDON_TOKEN_EXPIRATION_SECONDS,
+        onRefreshDue: (atMs) => {
+          // Re-sync when the token reaches its refresh point, even if that is before the next resync.
+          timer?.cancel();
+          if (signal.aborted) return;
+          const delay = Math.min(Math.max(0, atMs - clock.now()), MAX_REFRESH_TIMER_MS);
+          timer = clock.setTimeout(() => controller.enqueue(), delay);
+        },
+        log,
+        clock,
+      });
+      controller = makeController(driver);
+      const onAddon = (a: ManagedClusterAddOn): void => {
+        if (a.metadata.name === addonName) controller.enqueue();
+      };
+      ownAddon.addHandlers({ onAdd: onAddon, onUpdate: (_old, a) => onAddon(a), onDelete: onAddon });
+      driverInformer = ownAddon;
+    } else {
+      const csrs = o.hubClient.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
+      const csrInformer = createInformer(csrs, { labelSelector: `open-cluster-management.io/cluster-name=${clusterName},open-cluster-management.io/addon-name=${addonName}`, log, clock });
+      const driver = createAddonCsrDriver({
+        clusterName,
+        addonName,
+        registration: reg,
+        csrs,
+        csrLister: csrInformer.lister,
+        expirationSeconds: o.clientCertExpirationSeconds ?? 0,
+        log,
+        clock,
+        random: o.random ?? Math.random,
+      });
+      controller = makeController(driver);
+      const onCsr = (csr: CertificateSigningRequest): void => {
+        if (isAddonCsr(csr, clusterName, addonName, driver.signerName)) controller.enqueue();
+      };
+      csrInformer.addHandlers({ onAdd: onCsr, onUpdate: (_old, c) => onCsr(c), onDelete: onCsr });
+      driverInformer = csrInformer;
+    }
+    driverInformer.start(signal);
     secretInformer.start(signal);
     void (async () => {
       try {
-        await Promise.all([csrInformer.waitForSync(signal), secretInformer.waitForSync(signal)]);
+        await Promise.all([driverInformer.waitForSync(signal), secretInformer.waitForSync(signal)]);
         await controller.run(signal);
       } catch (err) {
         if (!signal.aborted) log.error('addon registration controller stopped', { err });

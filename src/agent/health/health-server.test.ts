@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nullLogger } from '../../util/logger.js';
-import { createAgentMetrics, createHubKubeconfigHealthChecker, parseListen, startHealthServer } from './health-server.js';
+import { createAgentMetrics } from './agent-metrics.js';
+import { createHubKubeconfigHealthChecker, parseListen, startHealthServer } from './health-server.js';
 
 test('should pass until bootstrapped, then follow the hub kubeconfig check (TestHealthChecker)', async (t) => {
   const checker = createHubKubeconfigHealthChecker();

@@ -1,14 +1,16 @@
 // Health checker M (spoke-agent.md §17) and metrics: an HTTP server on `--listen` answering
 // `/healthz` (checks: `hub-kube-config`) and `/metrics` (Prometheus text from a registry owned by
-// this agent instance, never prom-client's global one). Until the main phase has started the
+// this agent instance, never prom-client's global one; see ./agent-metrics.ts). Until the main phase has started the
 // `hub-kube-config` check passes, so a long bootstrap never fails liveness.
 //
 // Difference from OCM: plain HTTP (OCM serves HTTPS with a self-signed certificate on 8443).
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { AgentMetrics } from './agent-metrics.js';
 import type { Logger } from '../../util/logger.js';
+
+export type { AgentMetrics } from './agent-metrics.js';
 
 export const HUB_KUBECONFIG_CHECK = 'hub-kube-config';
 
@@ -40,25 +42,30 @@ export function createHubKubeconfigHealthChecker(): HubKubeconfigHealthChecker {
   };
 }
 
-export interface AgentMetrics {
-  readonly registry: Registry;
-  readonly restarts: Counter;
-  readonly phase: Gauge<'phase'>;
-  readonly csrCreated: Counter;
-  readonly hubKubeconfigValid: Gauge;
+/** What the agent records; `registry` is there when the metrics are served (see ./agent-metrics.ts). */
+export interface AgentMetricsSink {
+  readonly registry?: AgentMetrics['registry'];
+  readonly restarts: { inc(): void };
+  readonly phase: { set(labels: { phase: string }, value: number): void };
+  readonly csrCreated: { inc(): void };
+  readonly hubKubeconfigValid: { set(value: number): void };
 }
 
-export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): AgentMetrics {
-  const registry = new Registry();
-  // The event-loop-lag histogram samples on a libuv timer at this resolution: prom-client's 10 ms
-  // default wakes an idle agent 100 times a second, so sample once a second instead.
-  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
+/**
+ * Metrics kept in plain fields, for an agent that serves no /metrics: prom-client (about 12 MiB
+ * of heap and code) is then never loaded.
+ */
+export function createPlainAgentMetrics(): AgentMetricsSink & { values(): Record<string, number> } {
+  const v: Record<string, number> = {};
+  const add = (k: string, n: number): void => {
+    v[k] = (v[k] ?? 0) + n;
+  };
   return {
-    registry,
-    restarts: new Counter({ name: 'ocm_agent_restarts_total', help: 'In-process restarts of the registration agent start sequence', registers: [registry] }),
-    phase: new Gauge({ name: 'ocm_agent_phase', help: 'Current phase of the registration agent (1 = active)', labelNames: ['phase'], registers: [registry] }),
-    csrCreated: new Counter({ name: 'ocm_agent_csr_created_total', help: 'CertificateSigningRequests created on the hub', registers: [registry] }),
-    hubKubeconfigValid: new Gauge({ name: 'ocm_agent_hub_kubeconfig_valid', help: 'Whether the hub kubeconfig was valid at the last health check (1/0)', registers: [registry] }),
+    restarts: { inc: () => add('ocm_agent_restarts_total', 1) },
+    phase: { set: (l, n) => void (v[`ocm_agent_phase{phase="${l.phase}"}`] = n) },
+    csrCreated: { inc: () => add('ocm_agent_csr_created_total', 1) },
+    hubKubeconfigValid: { set: (n) => void (v['ocm_agent_hub_kubeconfig_valid'] = n) },
+    values: () => ({ ...v }),
   };
 }
 

@@ -4,8 +4,7 @@
 import { labels, names } from '../../../api/constants.js';
 import type { CertificateSigningRequest } from '../../../api/core.js';
 import { formatGoDuration } from '../../../util/duration.js';
-import { splitPemBlocks } from '../../../util/pem.js';
-import { readCertificateInfo } from './native-cert.js';
+import { readCertificateInfo, splitPemBlocks } from './native-cert.js';
 
 export interface CertInfo {
   commonName: string;

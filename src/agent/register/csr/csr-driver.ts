@@ -11,7 +11,8 @@ import { isNotFound } from '../../../client/errors.js';
 import type { Lister, ResourceClient } from '../../../client/types.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
-import { createCsr, generateKeyPair, keyMatchesCertificate, toEcPrivateKeyPem } from '../../../util/x509.js';
+import { keyMatchesCertificate } from './native-cert.js';
+import { createEcCsr, generateEcPrivateKeyPem } from './native-csr.js';
 import type { ProcessOutcome, RegisterDriver } from '../driver.js';
 import {
   CertParseError,
@@ -155,8 +156,8 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
       return { condition: cond('False', reasons.clientCertificateUpdateFailed, 'Stop creating csr since there are too many csr created already on hub') };
     }
     try {
-      const key = toEcPrivateKeyPem((await generateKeyPair('ecdsa-p256')).privateKeyPem);
-      const request = await createCsr({ privateKeyPem: key, commonName: subject.commonName, organizations: [...subject.organizations] });
+      const key = await generateEcPrivateKeyPem();
+      const request = createEcCsr(key, { commonName: subject.commonName, organizations: subject.organizations });
       const csr: CertificateSigningRequest = {
         apiVersion: 'certificates.k8s.io/v1',
         kind: 'CertificateSigningRequest',
