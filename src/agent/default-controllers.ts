@@ -59,6 +59,7 @@ export function defaultControllerSet(): AgentControllerSet {
               ...common,
               bootstrapKubeconfigPath: i.bootstrapKubeconfigFile,
               clientCertExpirationSeconds: i.options.clientCertExpirationSeconds,
+              addonTokenExpirationSeconds: i.options.addonTokenExpirationSeconds,
               secretResyncMs: i.options.timings.registerResyncMs,
               random: i.random,
             }),
