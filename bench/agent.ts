@@ -54,13 +54,13 @@ function procSample(pid: number): { rssMiB: number; cpuTicks: number } {
   return { rssMiB: rssKb / 1024, cpuTicks: Number(fields[11]) + Number(fields[12]) };
 }
 
-/** CPU ticks per thread name (`node`, `V8 Worker`, `libuv-worker`, …) of a process. */
+/** CPU ticks per thread name (the main thread; V8 platform workers are also named `node`) of a process. */
 function threadTicks(pid: number): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const name = tid === String(pid) ? 'main thread' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out.set(name, (out.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
     } catch {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_CN, AGENT_ORGS, testCa, testClientCert } from './csr/cert-fixtures.js';
 import { buildHubKubeconfig } from './hub-kubeconfig.js';
-import { isHubKubeconfigValid, type SecretOption } from './hub-kubeconfig-validity.js';
+import { createHubKubeconfigValidity, isHubKubeconfigValid, type SecretOption } from './hub-kubeconfig-validity.js';
 import { currentClusterOf, loadCurrentCluster } from './raw-kubeconfig.js';
 
 const H = 3_600_000;
@@ -104,4 +104,44 @@ test('should tell a valid hub kubeconfig from an invalid one (TestIsHubKubeConfi
     () => isHubKubeconfigValid({ secretNamespace: 'ns', secretName: 's', clusterName: 'cluster1', agentName: 'agent1', hubKubeconfigFile: join(broken, 'kubeconfig'), hubKubeconfigDir: broken, bootstrapKubeconfigFile: bootstrapFile }, new Date()),
     /kubeconfig does not contains context: nope/,
   );
+});
+
+test('should notice replaced files and expiry when re-checking with a cached checker', async (t) => {
+  const { mkdirSync } = await import('node:fs');
+  const dir = mkdtempSync(join(tmpdir(), 'ocm-ts-validity-cache-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const ca = await testCa();
+  const now = Date.now();
+  const good = await testClientCert(ca, { commonName: AGENT_CN, organizations: AGENT_ORGS, notBefore: new Date(now - H), notAfter: new Date(now + H) });
+  const other = await testClientCert(ca, { commonName: 'system:open-cluster-management:cluster2:agent2', organizations: AGENT_ORGS, notBefore: new Date(now - H), notAfter: new Date(now + H) });
+  const bootstrapFile = join(dir, 'bootstrap');
+  writeFileSync(bootstrapFile, kubeconfig({ caData: 'Y2E=' }));
+  const hubDir = join(dir, 'hub');
+  mkdirSync(hubDir);
+  writeFileSync(join(hubDir, 'kubeconfig'), buildHubKubeconfig(loadCurrentCluster(bootstrapFile)));
+  writeFileSync(join(hubDir, 'tls.crt'), good.certPem);
+  writeFileSync(join(hubDir, 'tls.key'), good.keyPem);
+  const valid = createHubKubeconfigValidity({
+    secretNamespace: 'ns',
+    secretName: 's',
+    clusterName: 'cluster1',
+    agentName: 'agent1',
+    hubKubeconfigFile: join(hubDir, 'kubeconfig'),
+    hubKubeconfigDir: hubDir,
+    bootstrapKubeconfigFile: bootstrapFile,
+  });
+  assert.equal(valid(new Date(now)), true);
+  assert.equal(valid(new Date(now)), true, 'unchanged files');
+  assert.equal(valid(new Date(now + 2 * H)), false, 'expiry is re-evaluated without file changes');
+  writeFileSync(join(hubDir, 'tls.crt'), other.certPem);
+  assert.equal(valid(new Date(now)), false, 'certificate replaced by one for another agent');
+  writeFileSync(join(hubDir, 'tls.crt'), good.certPem);
+  assert.equal(valid(new Date(now)), true);
+  writeFileSync(bootstrapFile, kubeconfig({ caData: 'Y2E=', server: 'https://other:6443' }));
+  assert.equal(valid(new Date(now)), false, 'bootstrap kubeconfig points at another hub');
+  writeFileSync(bootstrapFile, 'current-context: nope\n');
+  assert.throws(() => valid(new Date(now)), /kubeconfig does not contains context: nope/);
+  rmSync(join(hubDir, 'tls.key'));
+  writeFileSync(bootstrapFile, kubeconfig({ caData: 'Y2E=' }));
+  assert.equal(valid(new Date(now)), false, 'key removed');
 });
