@@ -7,6 +7,7 @@
 
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
+import { splitPemBlocks, toPem } from './pem.js';
 import { createPrivateKey, createPublicKey, randomBytes, verify as cryptoVerify, webcrypto, X509Certificate as NodeX509, KeyObject } from 'node:crypto';
 
 type WebCryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -78,30 +79,7 @@ const KEY_USAGE_FLAGS: Record<KeyUsageName, number> = {
 // ---------------------------------------------------------------------------------------------
 // PEM and DER
 
-export interface PemBlock {
-  type: string;
-  der: Buffer;
-}
-
-/** Splits text into its PEM blocks (blocks with RFC 1421 headers are skipped). */
-export function splitPemBlocks(text: string): PemBlock[] {
-  const out: PemBlock[] = [];
-  const re = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const body = m[2]!;
-    if (body.includes(':')) continue;
-    const b64 = body.replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) continue;
-    out.push({ type: m[1]!, der: Buffer.from(b64, 'base64') });
-  }
-  return out;
-}
-
-export function toPem(type: string, der: Buffer | Uint8Array): string {
-  const b64 = Buffer.from(der).toString('base64');
-  const lines = b64.match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${type}-----\n${lines.join('\n')}\n-----END ${type}-----\n`;
-}
+export { splitPemBlocks, toPem, type PemBlock } from './pem.js';
 
 interface DerTlv {
   tag: number;

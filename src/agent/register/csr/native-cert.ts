@@ -13,24 +13,8 @@ export interface NativeCertInfo {
   notAfter: Date;
 }
 
-export interface PemBlock {
-  type: string;
-  der: Buffer;
-}
-
-/** Splits text into its PEM blocks (blocks with RFC 1421 headers are skipped); same rules as src/util/x509.ts. */
-export function splitPemBlocks(text: string): PemBlock[] {
-  const out: PemBlock[] = [];
-  const re = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const body = m[2]!;
-    if (body.includes(':')) continue;
-    const b64 = body.replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) continue;
-    out.push({ type: m[1]!, der: Buffer.from(b64, 'base64') });
-  }
-  return out;
-}
+import { splitPemBlocks } from '../../../util/pem.js';
+export { splitPemBlocks, type PemBlock } from '../../../util/pem.js';
 
 interface Tlv {
   tag: number;

@@ -3,6 +3,7 @@
 // ecdsa-with-SHA256 for a subject of O/OU/CN attributes and optional DNS SANs. Keeps
 // @peculiar/x509 (about 19 MiB once loaded) out of the agent process.
 
+import { toPem } from '../../../util/pem.js';
 import { createPrivateKey, createPublicKey, generateKeyPair, sign } from 'node:crypto';
 
 const OID = {
@@ -77,6 +78,5 @@ export function createEcCsr(privateKeyPem: string, subject: NativeCsrSubject): s
   const info = seq(tlv(0x02, Buffer.from([0])), name, spki, attributes);
   const signature = sign('sha256', info, key);
   const der = seq(info, seq(oid(OID.ecdsaWithSha256)), tlv(0x03, Buffer.concat([Buffer.from([0]), signature])));
-  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN CERTIFICATE REQUEST-----\n${lines.join('\n')}\n-----END CERTIFICATE REQUEST-----\n`;
+  return toPem('CERTIFICATE REQUEST', der);
 }
