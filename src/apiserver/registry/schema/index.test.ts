@@ -2,10 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { errors } from '../../http/errors.js';
 import { defaultCustomResource, prepareCustomResource } from './index.js';
-import { MANAGED_CLUSTER_CRD, REFERENCE_CRDS_MISSING, versionSchema } from '../../../../test/apiserver-schema/reference-crds.js';
+import { MANAGED_CLUSTER_CRD, versionSchema } from '../../../../test/apiserver-schema/reference-crds.js';
 import type { JSONSchemaProps } from './types.js';
 
-const schema: JSONSchemaProps = REFERENCE_CRDS_MISSING ? {} : versionSchema(MANAGED_CLUSTER_CRD, 'v1');
+const schema: JSONSchemaProps = versionSchema(MANAGED_CLUSTER_CRD, 'v1');
 
 function cluster(spec: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -18,7 +18,7 @@ function cluster(spec: Record<string, unknown> = {}, extra: Record<string, unkno
 
 const render = (errs: Array<{ field: string; message: string }>): string[] => errs.map((e) => `${e.field}: ${e.message}`);
 
-describe('prepareCustomResource with the ManagedCluster CRD', { skip: REFERENCE_CRDS_MISSING }, () => {
+describe('prepareCustomResource with the ManagedCluster CRD', () => {
   it('should accept a valid ManagedCluster and apply leaseDurationSeconds: 60', () => {
     const input = cluster({
       managedClusterClientConfigs: [{ url: 'https://127.0.0.1:6443', caBundle: 'Zm9v' }],
