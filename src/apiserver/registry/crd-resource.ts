@@ -3,7 +3,7 @@
 
 import type { KubeObject } from '../../api/meta.js';
 import { FULL_VERBS } from './builtin-resources.js';
-import { validateCustomResourceDefinition } from './schema/index.js';
+import { crdWarnings, validateCustomResourceDefinition } from './schema/index.js';
 import type { ResourceStrategy, ServedResource } from './types.js';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
@@ -69,8 +69,9 @@ function storageVersionOf(obj: KubeObject): string | undefined {
 
 export function crdStrategy(): ResourceStrategy {
   return {
-    prepareForCreate(obj) {
+    prepareForCreate(obj, ctx) {
       applyDefaults(obj);
+      ctx.warnings?.push(...crdWarnings(obj));
       const fin = new Set(obj.metadata.finalizers ?? []);
       fin.add(CRD_CLEANUP_FINALIZER);
       obj.metadata.finalizers = [...fin];
@@ -80,6 +81,7 @@ export function crdStrategy(): ResourceStrategy {
     prepareForUpdate(obj, old, ctx) {
       if (ctx.subresource === '') {
         applyDefaults(obj);
+        ctx.warnings?.push(...crdWarnings(obj));
         const sv = storageVersionOf(obj);
         const status = rec(obj.status) ?? {};
         const stored = Array.isArray(status.storedVersions) ? [...(status.storedVersions as string[])] : [];

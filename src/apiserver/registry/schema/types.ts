@@ -35,7 +35,7 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
-  /** CEL rules: accepted and ignored (not implemented). */
+  /** CEL rules: stored with the CRD but not evaluated (the server warns at CRD creation; see README, Limits). */
   'x-kubernetes-validations'?: unknown[];
   [keyword: string]: unknown;
 }
