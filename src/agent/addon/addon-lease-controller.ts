@@ -16,6 +16,7 @@ import type { Logger } from '../../util/logger.js';
 import { buildStatusPatch } from '../managedcluster/status-patch.js';
 import { addonInstallNamespace, hostingClusterName, isHostedAddon } from './addon-helpers.js';
 import { ADDON_LEASE_GRACE_MS, addonLeaseCondition, splitAddonKey } from './addon-lease-status.js';
+import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
 
 export const ADDON_LEASE_CONTROLLER_NAME = 'ManagedClusterAddOnLeaseController';
 export const DEFAULT_ADDON_LEASE_RESYNC_MS = 30_000;
@@ -112,12 +113,7 @@ export function createAddonLeaseController(o: AddonLeaseControllerOptions): Addo
     name: ADDON_LEASE_CONTROLLER_NAME,
     sync,
     async run(signal) {
-      try {
-        await informer.waitForSync(signal);
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
+      if (!(await waitSyncedUnlessAborted(informer, signal))) return;
       c.enqueue(DEFAULT_KEY);
       await c.run(signal);
     },

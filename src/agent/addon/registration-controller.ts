@@ -12,6 +12,7 @@ import type { KubeClient } from '../../client/types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { createRegistrationSync, REGISTRATION_DEFAULT_KEY, type KubeClientDriver, type RegistrationSync, type StartRegistration } from './registration-sync.js';
+import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
 
 export const ADDON_REGISTRATION_CONTROLLER_NAME = 'AddOnRegistrationController';
 export const DEFAULT_ADDON_REGISTRATION_RESYNC_MS = 10 * 60_000;
@@ -91,12 +92,7 @@ export function createAddonRegistrationController(o: AddonRegistrationController
     name: ADDON_REGISTRATION_CONTROLLER_NAME,
     registrations,
     async run(signal) {
-      try {
-        await informer.waitForSync(signal);
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
+      if (!(await waitSyncedUnlessAborted(informer, signal))) return;
       controller.enqueue(REGISTRATION_DEFAULT_KEY);
       try {
         await controller.run(signal);

@@ -8,6 +8,7 @@ import type { InformerFactory } from '../../client/informer-factory.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
 
 export const HUB_ACCEPT_CONTROLLER_NAME = 'HubAcceptController';
 export const HUB_REJECTED_MESSAGE = 'Failed to connect to hub because of hubAcceptClient set to false, restart agent to reselect a new bootstrap kubeconfig';
@@ -54,12 +55,7 @@ export function createHubAcceptController(o: HubAcceptControllerOptions): HubAcc
     name: HUB_ACCEPT_CONTROLLER_NAME,
     sync,
     async run(signal) {
-      try {
-        await informer.waitForSync(signal);
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
+      if (!(await waitSyncedUnlessAborted(informer, signal))) return;
       await controller.run(signal);
     },
   };

@@ -12,6 +12,7 @@ import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { decideLease } from './lease-decision.js';
 import { createLeaseUpdater, type LeaseUpdater } from './lease-updater.js';
+import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
 
 export const LEASE_CONTROLLER_NAME = 'ManagedClusterLeaseController';
 const KEY = 'key';
@@ -71,12 +72,7 @@ export function createLeaseController(o: LeaseControllerOptions): LeaseControlle
     updater,
     async run(signal) {
       runSignal = signal;
-      try {
-        await informer.waitForSync(signal);
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
+      if (!(await waitSyncedUnlessAborted(informer, signal))) return;
       enqueue();
       try {
         await controller.run(signal);
