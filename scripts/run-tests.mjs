@@ -32,6 +32,6 @@ if (files.length === 0) {
 const res = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, OCM_TS_TEST: '1' } },
+  { cwd: root, stdio: 'inherit' },
 );
 process.exit(res.status ?? 1);

@@ -2,7 +2,6 @@
 // (`--kubeconfig`, or the in-cluster service account when empty), spoke (`--spoke-kubeconfig`, or the
 // management config), bootstrap and hub (built from file paths, so rotated files are re-read).
 
-import { readFileSync } from 'node:fs';
 import { createKubeClient } from '../client/rest-client.js';
 import { loadKubeconfigFile, type ClientConfig } from '../client/kubeconfig.js';
 import { inClusterConfig } from '../client/in-cluster.js';

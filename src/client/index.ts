@@ -38,6 +38,3 @@ export { waitSyncedUnlessAborted } from './wait-synced.js';
 export { createEventRecorder, microTime, type EventRecorderOptions, type FlushableEventRecorder } from './event-recorder.js';
 export { resourceTypes, type ResourceTypeName } from './resource-types.js';
 export { resourcePath, patchContentTypes } from './request-path.js';
-// Test aids (no I/O): a manual clock and a scripted in-memory ResourceClient.
-export { createManualClock, type ManualClock } from './manual-clock.js';
-export { FakeResourceClient, WatchChannel, type ListAnswer } from './fake-resource-client.js';

@@ -3,7 +3,7 @@
 // checks V8 (403). Decisions take the authorizer and a namespace lookup as plain functions.
 
 import type { KubeObject } from '../../api/meta.js';
-import { ApiError, errors } from '../http/errors.js';
+import { errors, type ApiError } from '../http/errors.js';
 import type { Authorizer, UserInfo } from '../pipeline.js';
 import { CLUSTER_SET_LABEL } from './managed-cluster-mutating.js';
 

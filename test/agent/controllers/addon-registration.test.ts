@@ -9,7 +9,7 @@ import type { ManagedClusterAddOn } from '../../../src/api/addon.js';
 import type { CertificateSigningRequest, Secret } from '../../../src/api/core.js';
 import { findCondition } from '../../../src/api/conditions.js';
 import { createInformerFactory } from '../../../src/client/informer-factory.js';
-import { ApiStatusError, isNotFound } from '../../../src/client/errors.js';
+import { isNotFound } from '../../../src/client/errors.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import { nullLogger } from '../../../src/util/logger.js';
 import { parseCertificate } from '../../../src/util/x509.js';
@@ -29,7 +29,7 @@ after(async () => {
   await env?.stop();
 });
 
-test('kubeClient registration: driver set, CSR approved and signed, secret written, then deleted when unregistered', async (t) => {
+test('kubeClient registration: driver set, CSR approved and signed, secret written, then deleted when unregistered', async () => {
   const addons = env.hubAdmin.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, CLUSTER);
   await addons.create({ apiVersion: 'addon.open-cluster-management.io/v1beta1', kind: 'ManagedClusterAddOn', metadata: { name: ADDON, namespace: CLUSTER }, spec: {} });
   let a = await addons.get(ADDON);

@@ -13,7 +13,6 @@ export interface NativeCertInfo {
   notAfter: Date;
 }
 
-import { splitPemBlocks } from '../../../util/pem.js';
 export { splitPemBlocks, type PemBlock } from '../../../util/pem.js';
 
 interface Tlv {
