@@ -5,14 +5,7 @@ import { ApiStatusError, statusFromCode } from './errors.js';
 import { createController, TerminalError } from './controller.js';
 import { keyOf, splitKey } from './keys.js';
 import { createManualClock } from './manual-clock.js';
-
-async function waitFor(pred: () => boolean, timeoutMs = 2000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('waitFor: timed out');
-    await new Promise((r) => setImmediate(r));
-  }
-}
+import { waitFor } from '../../test/helpers/wait-for.js';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];

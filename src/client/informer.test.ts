@@ -7,17 +7,10 @@ import { replaceAll } from './informer-cache.js';
 import { createInformer, type InformerEvent } from './informer.js';
 import { createManualClock } from './manual-clock.js';
 import { resourceTypes } from './resource-types.js';
+import { waitFor } from '../../test/helpers/wait-for.js';
 
 function cm(name: string, rv: string, labels?: Record<string, string>, namespace = 'ns'): KubeObject {
   return { metadata: { name, namespace, resourceVersion: rv, ...(labels ? { labels } : {}) } };
-}
-
-async function waitFor(pred: () => boolean, timeoutMs = 2000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('waitFor: timed out');
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 function setup(opts: { resyncMs?: number } = {}) {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
 import { rawClient } from '../helpers/raw-client.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
@@ -71,7 +72,7 @@ describe('ocm-ts apiserver command', () => {
       }
     };
     const writers = [0, 1, 2, 3].map(writer);
-    while (acked.length < 150) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => acked.length >= 150, 60_000, { message: '150 acknowledged writes' });
     first.proc.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);

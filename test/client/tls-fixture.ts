@@ -78,11 +78,3 @@ export function json(res: ServerResponse, code: number, body: unknown, headers: 
   res.writeHead(code, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
-
-export async function waitFor(pred: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('waitFor: timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

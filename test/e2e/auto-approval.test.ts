@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { cleanupAll, conditionStatus, eventually, kubeRequest, loadKubeConfig, prepareSpoke, runCli, startApiserver, startHub, tempDir } from './cli-helpers.js';
+import { cleanupAll, conditionStatus, kubeRequest, loadKubeConfig, prepareSpoke, runCli, startApiserver, startHub, tempDir } from './cli-helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 after(cleanupAll);
 
@@ -35,10 +36,10 @@ test('auto-approval: the agent joins and becomes Available without ocm-ts accept
     '--log-level', 'warn',
   ]);
   const admin = loadKubeConfig(hub.adminKubeconfig);
-  const mc = await eventually(async () => {
+  const mc = await waitFor(async () => {
     const r = await kubeRequest(admin, 'GET', '/apis/cluster.open-cluster-management.io/v1/managedclusters/auto1');
     return r.status === 200 && conditionStatus(r.json, 'ManagedClusterJoined') === 'True' && conditionStatus(r.json, 'ManagedClusterConditionAvailable') === 'True' ? r.json : undefined;
-  }, 45_000, 'auto1 Joined and Available with auto-approval').catch(async (err: Error) => {
+  }, 45_000, { message: 'auto1 Joined and Available with auto-approval', intervalMs: 100 }).catch(async (err: Error) => {
     const r = await kubeRequest(admin, 'GET', '/apis/cluster.open-cluster-management.io/v1/managedclusters/auto1');
     throw new Error(`${err.message}\nManagedCluster: ${r.text}\n--- hub ---\n${hub.proc.describe()}\n--- agent ---\n${agent.describe()}`);
   });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** The built command, exactly what `npm install -g` would run. */
 export const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -212,23 +213,6 @@ export async function kubeRequest(kc: KubeConfig, method: string, path: string, 
   });
 }
 
-/** Polls `f` until it returns a truthy value (bounded). */
-export async function eventually<T>(f: () => Promise<T> | T, timeoutMs: number, what: string, intervalMs = 100): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await f();
-      if (v) return v as NonNullable<T>;
-      last = v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
 export interface ConditionLike {
   type: string;
   status: string;
@@ -253,6 +237,6 @@ export async function prepareSpoke(adminKubeconfig: string, namespace = 'open-cl
     const crd = YAML.parse(await readFile(fileURLToPath(new URL(`../../manifests/crds/${f}`, import.meta.url)), 'utf8'));
     await ext.createCustomResourceDefinition({ body: crd });
     const { group, versions, names } = crd.spec as { group: string; versions: { name: string }[]; names: { plural: string } };
-    await eventually(async () => (await kubeRequest(kc, 'GET', `/apis/${group}/${versions[0]!.name}/${names.plural}?limit=1`)).status === 200, 15_000, `CRD ${crd.metadata.name} served`, 50);
+    await waitFor(async () => (await kubeRequest(kc, 'GET', `/apis/${group}/${versions[0]!.name}/${names.plural}?limit=1`)).status === 200, 15_000, { message: `CRD ${crd.metadata.name} served`, intervalMs: 50 });
   }
 }

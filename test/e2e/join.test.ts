@@ -12,7 +12,6 @@ import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-no
 import {
   cleanupAll,
   conditionStatus,
-  eventually,
   kubeRequest,
   loadKubeConfig,
   prepareSpoke,
@@ -25,6 +24,7 @@ import {
   type CliProcess,
   type HubProcess,
 } from './cli-helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const MC_PATH = '/apis/cluster.open-cluster-management.io/v1/managedclusters';
 const JOINED = 'ManagedClusterJoined';
@@ -81,10 +81,10 @@ test('hub + spoke + agent + accept: Joined and Available, shown by get clusters'
   const patched = await kubeRequest(loadKubeConfig(hub.adminKubeconfig), 'PATCH', `${MC_PATH}/c1`, { spec: { leaseDurationSeconds: 1 } }, 'application/merge-patch+json');
   assert.equal(patched.status, 200, patched.text);
 
-  const mc = await eventually(async () => {
+  const mc = await waitFor(async () => {
     const c = await getCluster(hub.adminKubeconfig, 'c1');
     return conditionStatus(c, JOINED) === 'True' && conditionStatus(c, AVAILABLE) === 'True' ? c : undefined;
-  }, 30_000, 'c1 Joined and Available (client-node)');
+  }, 30_000, { message: 'c1 Joined and Available (client-node)', intervalMs: 100 });
   t.diagnostic(`Joined and Available after ${Date.now() - t0} ms`);
   assert.equal(mc.spec.hubAcceptsClient, true);
   assert.equal(mc.spec.managedClusterClientConfigs?.[0]?.url, spoke.url);
@@ -176,12 +176,12 @@ test('restarting the hub on the same data dir keeps the cluster, Available, with
   assert.equal(hub.url, `https://127.0.0.1:${port}`);
 
   // The agent keeps renewing its lease (1 s) against the restarted hub, and the cluster stays or becomes Available again.
-  await eventually(async () => {
+  await waitFor(async () => {
     const lease = await kubeRequest(loadKubeConfig(hub.adminKubeconfig), 'GET', '/apis/coordination.k8s.io/v1/namespaces/c1/leases/managed-cluster-lease');
     if (lease.status !== 200) return false;
     return Date.parse(lease.json.spec.renewTime) > restartedAt + 1000;
-  }, 30_000, 'lease renewed after the restart');
-  await eventually(async () => conditionStatus(await getCluster(hub.adminKubeconfig, 'c1'), AVAILABLE) === 'True', 30_000, 'c1 Available after the restart');
+  }, 30_000, { message: 'lease renewed after the restart', intervalMs: 100 });
+  await waitFor(async () => conditionStatus(await getCluster(hub.adminKubeconfig, 'c1'), AVAILABLE) === 'True', 30_000, { message: 'c1 Available after the restart', intervalMs: 100 });
   const c1 = await getCluster(hub.adminKubeconfig, 'c1');
   assert.equal(conditionStatus(c1, JOINED), 'True');
   assert.equal(await csrCount(hub.adminKubeconfig), csrsBefore, 'no new CSR after the hub restart');

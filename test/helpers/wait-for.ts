@@ -1,31 +1,46 @@
-// Polls a predicate until it holds (returns a truthy value) or the deadline passes.
+// The one poll-until helper of the test suite: calls a predicate until it returns a truthy value,
+// or throws once the deadline has passed. A predicate that throws counts as "not yet" (a server
+// still starting, an object not created yet); its last error goes into the timeout message.
+//
+// The first polls follow on the next turns of the event loop, so a unit test waiting for in-memory
+// work (a queue, a fake client, a manual clock's timers) sees it as soon as it happened; the gaps
+// then double up to `intervalMs`, so a long wait on a real server does not spin.
 
 export interface WaitForOptions {
-  /** Poll interval (default 10 ms). */
+  /** Longest gap between two polls (default 10 ms). */
   intervalMs?: number;
-  /** Text added to the timeout error. */
+  /** What is awaited, for the timeout error. */
   message?: string;
 }
 
-export async function waitFor<T>(
-  predicate: () => T | Promise<T>,
-  timeoutMs = 5000,
-  opts: WaitForOptions = {},
-): Promise<NonNullable<T>> {
-  const interval = opts.intervalMs ?? 10;
+/** Event-loop turns polled back to back before the gaps start growing. */
+const IMMEDIATE_POLLS = 8;
+
+function describe(v: unknown): string {
+  if (v instanceof Error) return `last error: ${v.message}`;
+  try {
+    return `last value: ${JSON.stringify(v) ?? String(v)}`;
+  } catch {
+    return `last value: ${String(v)}`;
+  }
+}
+
+export async function waitFor<T>(predicate: () => T | Promise<T>, timeoutMs = 5000, opts: WaitForOptions = {}): Promise<NonNullable<T>> {
+  const maxGap = Math.max(0, opts.intervalMs ?? 10);
   const deadline = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  for (;;) {
+  let last: unknown;
+  for (let attempt = 0; ; attempt++) {
     try {
       const v = await predicate();
       if (v) return v as NonNullable<T>;
+      last = v;
     } catch (err) {
-      lastErr = err;
+      last = err;
     }
     if (Date.now() >= deadline) {
-      const why = lastErr instanceof Error ? ` (last error: ${lastErr.message})` : '';
-      throw new Error(`waitFor: timed out after ${timeoutMs} ms${opts.message ? `: ${opts.message}` : ''}${why}`);
+      throw new Error(`waitFor: timed out after ${timeoutMs} ms${opts.message ? ` waiting for ${opts.message}` : ''} (${describe(last)})`);
     }
-    await new Promise((r) => setTimeout(r, interval));
+    const gap = attempt < IMMEDIATE_POLLS ? 0 : Math.min(maxGap, 2 ** (attempt - IMMEDIATE_POLLS));
+    await new Promise<void>((resolve) => (gap === 0 ? setImmediate(resolve) : setTimeout(resolve, gap)));
   }
 }

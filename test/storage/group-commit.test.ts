@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { KubeObject } from '../../src/api/meta.js';
 import { fdatasyncFile } from '../../src/apiserver/storage/group-commit.js';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/apiserver/storage/sqlite-store.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 interface HeldSync {
   fd: number;
@@ -43,14 +44,6 @@ function cm(name: string, v = '0'): KubeObject {
 
 async function turns(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
-}
-
-async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 test('should share one fsync among concurrent writes and acknowledge none before it completes', async (t) => {

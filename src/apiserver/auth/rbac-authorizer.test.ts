@@ -7,6 +7,7 @@ import { createAuthorizer } from './rbac-authorizer.js';
 import { RbacIndex } from './rbac-index.js';
 import { bootstrapPolicyObjects } from './bootstrap-policy.js';
 import { forbiddenError } from './forbidden.js';
+import { waitFor } from '../../../test/helpers/wait-for.js';
 
 const RBAC = 'rbac.authorization.k8s.io';
 
@@ -16,14 +17,6 @@ function put(store: ReturnType<typeof openSqliteStore>, resource: string, obj: K
 
 function attrs(user: UserInfo, verb: string, apiGroup: string, resource: string, extra: Partial<RequestAttributes> = {}): RequestAttributes {
   return { user, verb, resourceRequest: true, path: '', apiGroup, apiVersion: 'v1', resource, subresource: '', namespace: '', name: '', ...extra };
-}
-
-async function waitFor(pred: () => boolean, timeoutMs = 2000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 test('should allow system:masters everything and deny others without bindings', () => {

@@ -11,16 +11,7 @@ import { ensurePki } from '../pki/index.js';
 import { createCsr, generateKeyPair, parseCertificate, keyMatchesCertificate } from '../../util/x509.js';
 import { createCsrSigner } from './csr-signer.js';
 import type { KubeObject } from '../../api/meta.js';
-
-async function waitFor<T>(fn: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { waitFor } from '../../../test/helpers/wait-for.js';
 
 const key = (name: string): string => storageKey('certificates.k8s.io', 'certificatesigningrequests', '', name);
 

@@ -9,6 +9,7 @@ import { nullLogger } from '../../util/logger.js';
 import { compactionTarget, startCompactor, type CompactionInput } from './compaction.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { StoreCompactedError, type Store, type StoreEvent } from './types.js';
+import { waitFor } from '../../../test/helpers/wait-for.js';
 
 const base: CompactionInput = { currentRevision: 5000, compactedRevision: 0, minRevisions: 1000, newestOldEnough: 4500, pinned: undefined };
 const cases: { name: string; input: Partial<CompactionInput>; expected: number | undefined }[] = [
@@ -56,14 +57,6 @@ function openTemp(t: { after(fn: () => void): void }, clock: Clock, minRevisions
     rmSync(dir, { recursive: true, force: true });
   });
   return { s, path };
-}
-
-async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 test('should compact old superseded and deleted rows, then answer older reads with StoreCompactedError', async (t) => {

@@ -16,6 +16,7 @@ import {
   type Store,
   type StoreEvent,
 } from './types.js';
+import { waitFor } from '../../../test/helpers/wait-for.js';
 
 interface Row {
   rev: number;
@@ -64,14 +65,6 @@ function collect(s: Store, prefix: string, from: number): { events: StoreEvent[]
   const events: StoreEvent[] = [];
   const sub = s.watch(prefix, { fromRevision: from, onEvent: (ev) => void events.push(ev) });
   return { events, close: () => sub.close() };
-}
-
-async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 function assertEvents(events: StoreEvent[], expected: Row[], log: Row[]): void {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { KubeObject } from '../../api/meta.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 import type { Store, StoreEvent } from './types.js';
+import { waitFor } from '../../../test/helpers/wait-for.js';
 
 function open(t: { after(fn: () => void): void }, extra: Partial<SqliteStoreOptions> = {}): Store {
   const dir = mkdtempSync(join(tmpdir(), 'ocm-store-watch-'));
@@ -15,14 +16,6 @@ function open(t: { after(fn: () => void): void }, extra: Partial<SqliteStoreOpti
     rmSync(dir, { recursive: true, force: true });
   });
   return s;
-}
-
-async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 function cm(ns: string, name: string, v = '0'): KubeObject {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { nullLogger } from '../../util/logger.js';
 import type { StoreEvent } from './types.js';
 import { createWatchHub, type WatchHub } from './watch-hub.js';
+import { waitFor } from '../../../test/helpers/wait-for.js';
 
 function ev(revision: number, key = `/core/configmaps/ns/o${revision}`): StoreEvent {
   return { type: 'ADDED', key, revision, object: { metadata: { name: `o${revision}`, resourceVersion: String(revision) } } };
@@ -22,14 +23,6 @@ function hubOver(log: StoreEvent[], bufferLimit = 100, pageSize = 2): { hub: Wat
     },
   });
   return { hub, reads };
-}
-
-async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 test('should page through history, then live events, dropping duplicates', async () => {
