@@ -1,19 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Lease } from '../../api/core.js';
-import { realClock } from '../../util/clock.js';
+import { rfc3339Micro } from '../../api/conditions.js';
+import { createManualClock } from '../../client/manual-clock.js';
 import { nullLogger } from '../../util/logger.js';
-import { createLeaseUpdater } from './lease-updater.js';
+import { waitFor } from '../../../test/helpers/wait-for.js';
+import { createLeaseUpdater, type LeaseUpdaterOptions } from './lease-updater.js';
 
-async function until(pred: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Lets the fake client's promises settle (they resolve in microtasks, never on a timer). */
+const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-test('lease updater: actions alternate get/update while running, none after stop', async () => {
+function setup(over: Partial<LeaseUpdaterOptions> = {}) {
+  const clock = createManualClock();
   const actions: string[] = [];
   let lease: Lease = { metadata: { name: 'managed-cluster-lease', namespace: 'c1' }, spec: {} };
   const u = createLeaseUpdater({
@@ -29,22 +27,44 @@ test('lease updater: actions alternate get/update while running, none after stop
         return l;
       },
     },
-    clock: realClock,
+    clock,
     random: () => 0,
     log: nullLogger(),
+    ...over,
   });
+  /** One round finished and the next wait started. */
+  const sleeping = (rounds: number): Promise<boolean> => waitFor(() => actions.length === 2 * rounds && clock.pending() === 1);
+  return { clock, actions, u, lease: () => lease, sleeping };
+}
+
+test('lease updater: renews at once, then every duration × (1 + 0.25 U); nothing after stop', async () => {
+  const { clock, actions, u, lease, sleeping } = setup({ random: () => 0.5 });
   const parent = new AbortController();
-  u.start(0.02, parent.signal);
-  u.start(0.02, parent.signal); // idempotent
-  await until(() => actions.length >= 6);
+  const t0 = clock.now();
+  u.start(1, parent.signal);
+  u.start(1, parent.signal); // idempotent: still one loop
+  await sleeping(1);
+  assert.deepEqual(actions, ['get', 'update']);
+  assert.equal(lease().spec?.renewTime, rfc3339Micro(new Date(t0)));
+  assert.match(lease().spec?.renewTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  assert.equal(clock.nextDue(), t0 + 1125, '1 s lease, U = 0.5');
+
+  clock.advance(1124);
+  await settle();
+  assert.equal(actions.length, 2, 'no renewal before the interval');
+  clock.advance(1);
+  await sleeping(2);
+  assert.equal(lease().spec?.renewTime, rfc3339Micro(new Date(t0 + 1125)));
+  clock.advance(1125);
+  await sleeping(3);
+  assert.deepEqual(actions, ['get', 'update', 'get', 'update', 'get', 'update']);
+
   u.stop();
   assert.equal(u.running(), false);
-  await new Promise((r) => setTimeout(r, 10)); // let an in-flight round finish
-  const n = actions.length;
-  await new Promise((r) => setTimeout(r, 80));
-  assert.equal(actions.length, n, 'no actions after stop');
-  for (let i = 0; i < 6; i++) assert.equal(actions[i], i % 2 === 0 ? 'get' : 'update');
-  assert.match(lease.spec?.renewTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  assert.equal(clock.pending(), 0, 'the wait for the next round is cancelled');
+  clock.advance(10 * 1125);
+  await settle();
+  assert.equal(actions.length, 6, 'no renewal in ten intervals after stop');
   parent.abort();
 });
 
@@ -62,7 +82,7 @@ test('lease updater: a failed get skips the round', async () => {
         return l;
       },
     },
-    clock: realClock,
+    clock: createManualClock(),
     random: () => 0,
     log: nullLogger(),
   });
@@ -71,17 +91,16 @@ test('lease updater: a failed get skips the round', async () => {
 });
 
 test('lease updater: parent abort stops the loop', async () => {
-  let gets = 0;
-  const u = createLeaseUpdater({
-    clusterName: 'c1',
-    leases: { get: async () => ({ metadata: { name: 'x' }, spec: {} }) as Lease, update: async (l) => (gets++, l) },
-    clock: realClock,
-    random: () => 0,
-    log: nullLogger(),
-  });
+  const { clock, actions, u, sleeping } = setup();
   const parent = new AbortController();
-  u.start(0.01, parent.signal);
-  await until(() => gets >= 2);
+  u.start(1, parent.signal);
+  await sleeping(1);
+  clock.advance(1000);
+  await sleeping(2);
   parent.abort();
   assert.equal(u.running(), false);
+  assert.equal(clock.pending(), 0);
+  clock.advance(10_000);
+  await settle();
+  assert.equal(actions.length, 4, 'no renewal after the parent aborted');
 });
