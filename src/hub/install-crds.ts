@@ -5,7 +5,7 @@ import { isAlreadyExists } from '../client/errors.js';
 import { resourceTypes } from '../client/resource-types.js';
 import type { KubeClient } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
-import { semanticEqual } from './common/merge-patch.js';
+import { semanticEqual } from '../util/merge-patch.js';
 
 function established(crd: KubeObject): boolean {
   const conds = (crd['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];

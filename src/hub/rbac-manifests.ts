@@ -16,7 +16,7 @@ import {
   workRoleBindingName,
 } from '../api/constants.js';
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, RbacSubject, RoleBinding } from '../api/core.js';
-import { semanticEqual } from './common/merge-patch.js';
+import { semanticEqual } from '../util/merge-patch.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const RBAC_API = 'rbac.authorization.k8s.io/v1';

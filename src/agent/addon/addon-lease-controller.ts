@@ -13,7 +13,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { KubeClient } from '../../client/types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { buildStatusPatch } from '../managedcluster/status-patch.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import { addonInstallNamespace, hostingClusterName, isHostedAddon } from './addon-helpers.js';
 import { ADDON_LEASE_GRACE_MS, addonLeaseCondition, splitAddonKey } from './addon-lease-status.js';
 import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
@@ -91,9 +91,7 @@ export function createAddonLeaseController(o: AddonLeaseControllerOptions): Addo
     });
     const next = structuredClone(cached);
     next.status = { ...(next.status ?? {}), conditions: setCondition(next.status?.conditions, condition, new Date(clock.now())) };
-    const patch = buildStatusPatch(cached, next);
-    if (!patch) return;
-    await addons.patch(parts.name, 'merge', patch, { subresource: 'status', signal });
+    if (!(await patchStatus(addons, cached, next.status, signal))) return;
     log.info(`update managed cluster addon "${parts.name}" available condition to "${condition.status}" with its lease "${parts.namespace}"/"${parts.name}" status`, {
       reason: 'ManagedClusterAddOnStatusUpdated',
     });

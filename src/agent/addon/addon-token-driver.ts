@@ -25,7 +25,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { KubeClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { buildStatusPatch } from '../managedcluster/status-patch.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import type { ProcessOutcome, RegisterDriver } from '../register/driver.js';
 import { tokenUser } from './registration-config.js';
 
@@ -240,12 +240,8 @@ export function createAddonTokenDriver(o: AddonTokenDriverOptions): RegisterDriv
       if (!addon) return {};
       try {
         const next = withTokenSubject(addon, o.clusterName, o.addonName);
-        if (next) {
-          const patch = buildStatusPatch(addon, next);
-          if (patch) {
-            await o.hubClient.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, o.clusterName).patch(o.addonName, 'merge', patch, { subresource: 'status', signal });
-            return {}; // the addon informer update re-triggers
-          }
+        if (next && (await patchStatus(o.hubClient.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, o.clusterName), addon, next.status, signal))) {
+          return {}; // the addon informer update re-triggers
         }
       } catch (err) {
         return { error: err instanceof Error ? err : new Error(String(err)) };

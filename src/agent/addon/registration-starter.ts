@@ -16,7 +16,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Informer, KubeClient } from '../../client/types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { buildStatusPatch } from '../managedcluster/status-patch.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import type { RegisterDriver, StatusUpdater } from '../register/driver.js';
 import { buildHubKubeconfig } from '../register/hub-kubeconfig.js';
 import { loadCurrentCluster } from '../register/raw-kubeconfig.js';
@@ -57,8 +57,7 @@ export function addonStatusUpdater(o: { hubClient: KubeClient; getAddon(): Manag
     if (!cached) return;
     const next = structuredClone(cached);
     next.status = { ...(next.status ?? {}), conditions: setCondition(next.status?.conditions, condition, new Date(o.clock.now())) };
-    const patch = buildStatusPatch(cached, next);
-    if (patch) await addons.patch(o.addonName, 'merge', patch, { subresource: 'status', signal });
+    await patchStatus(addons, cached, next.status, signal);
   };
 }
 

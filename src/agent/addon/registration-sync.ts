@@ -6,7 +6,7 @@
 import type { ManagedClusterAddOn, RegistrationConfig } from '../../api/addon.js';
 import type { Logger } from '../../util/logger.js';
 import { aggregate, errorMessage } from '../managedcluster/aggregate.js';
-import { buildStatusPatch } from '../managedcluster/status-patch.js';
+import { guardedPatch } from '../../client/patch-writer.js';
 import { addonInstallNamespace, isHostedAddon } from './addon-helpers.js';
 import { registrationConfigs, type AddonRegistration } from './registration-config.js';
 
@@ -100,7 +100,7 @@ export function createRegistrationSync(d: RegistrationSyncDeps): RegistrationSyn
 
     const withDriver = withKubeClientDriver(addon, d.kubeClientDriver);
     if (withDriver) {
-      const patch = buildStatusPatch(addon, withDriver);
+      const patch = guardedPatch(addon, 'status', withDriver.status);
       if (patch) {
         await d.patchAddonStatus(addonName, patch, signal);
         return; // the informer update re-triggers

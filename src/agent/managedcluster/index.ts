@@ -35,5 +35,4 @@ export { createResourceReconciler, computeNodeResources, spokeVersion } from './
 export { createClaimReconciler, exposeClaims, isReservedClaim } from './claim-reconciler.js';
 export { createManagedNamespaceReconciler, hubHash, hubClusterSetLabel } from './managed-namespace-reconciler.js';
 export { availabilityEvent, HUB_EVENT_REPORTER, type AvailabilityEvent } from './hub-events.js';
-export { buildStatusPatch, semanticEqual, mergeDiff } from './status-patch.js';
 export { parseQuantity, formatQuantity, addQuantities, sumResourceLists } from './quantity.js';

@@ -9,7 +9,7 @@ import { conditionTypes } from '../../api/constants.js';
 import { aggregate, errorMessage } from './aggregate.js';
 import { availabilityEvent, type AvailabilityEvent } from './hub-events.js';
 import type { StatusContext, StatusReconciler } from './reconciler.js';
-import { buildStatusPatch } from './status-patch.js';
+import { guardedPatch } from '../../client/patch-writer.js';
 
 export const CLOCK_OUT_OF_SYNC_MESSAGE = "the managed cluster's clock is out of sync, the agent will not be able to update the status of managed cluster";
 
@@ -69,7 +69,7 @@ export async function syncClusterStatus(deps: StatusSyncDeps, signal: AbortSigna
   }
 
   let patched = false;
-  const patch = buildStatusPatch(cached, obj);
+  const patch = guardedPatch(cached, 'status', obj.status);
   if (patch) {
     try {
       await deps.patchStatus(patch, signal);

@@ -6,7 +6,7 @@ import { setCondition } from '../../api/conditions.js';
 import type { ManagedCluster } from '../../api/cluster.js';
 import type { Lister, ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
-import { buildStatusPatch } from '../managedcluster/status-patch.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import type { StatusUpdater } from './driver.js';
 
 export interface ClusterStatusUpdaterOptions {
@@ -22,10 +22,8 @@ export function clusterStatusUpdater(o: ClusterStatusUpdaterOptions): StatusUpda
     if (cached === undefined) return;
     const next = structuredClone(cached);
     next.status = { ...(next.status ?? {}), conditions: setCondition(next.status?.conditions, condition, new Date(o.clock.now())) };
-    const patch = buildStatusPatch(cached, next);
-    if (patch === undefined) return;
     try {
-      await o.clusters.patch(o.clusterName, 'merge', patch, { subresource: 'status', signal });
+      await patchStatus(o.clusters, cached, next.status, signal);
     } catch (err) {
       throw new Error(`unable to update status of managed cluster ${JSON.stringify(o.clusterName)}: ${(err as Error).message}`, { cause: err });
     }

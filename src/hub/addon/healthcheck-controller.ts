@@ -8,7 +8,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
 import { aggregate, errorOf } from '../common/errors.js';
-import { patchStatus } from '../common/writes.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import { addonUnknownCondition } from './addon-decision.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterAddonHealthCheckController';

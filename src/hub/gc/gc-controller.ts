@@ -11,7 +11,8 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult, ResourceType } from '../../client/types.js';
 import { DEFAULT_KEY, type HubContext } from '../common/context.js';
 import { aggregate, aggregateMessage } from '../common/errors.js';
-import { addFinalizer, patchStatus, removeFinalizer } from '../common/writes.js';
+import { patchStatus } from '../../client/patch-writer.js';
+import { addFinalizer, removeFinalizer } from '../common/writes.js';
 import { deletingErrorCondition, firstDeleteGroup, NO_RESOURCE_CONDITION, remainingCondition } from './gc-decision.js';
 
 export const CONTROLLER_NAME = 'GCController';

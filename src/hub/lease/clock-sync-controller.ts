@@ -6,7 +6,7 @@ import { annotations, conditionTypes, names } from '../../api/constants.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
-import { patchStatus } from '../common/writes.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import { clusterOfLease } from './lease-controller.js';
 import { clockSynced, clockSyncedCondition } from './lease-decision.js';
 

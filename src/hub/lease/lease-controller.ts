@@ -10,7 +10,7 @@ import type { KubeObject } from '../../api/meta.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
-import { patchStatus } from '../common/writes.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import { createKeyTimers } from './key-timers.js';
 import { availableUnknownNote, checkLease, LEASE_STOPPED_CONDITION } from './lease-decision.js';
 

@@ -11,7 +11,8 @@ import type { Controller, ReconcileResult } from '../../client/types.js';
 import { applyNamespace, applyRbacList, deleteRbacList } from '../common/apply.js';
 import type { HubContext } from '../common/context.js';
 import { aggregate, aggregateMessage, errorOf, RequeueError, requeueOf } from '../common/errors.js';
-import { addFinalizer, patchStatus, removeFinalizer } from '../common/writes.js';
+import { patchStatus } from '../../client/patch-writer.js';
+import { addFinalizer, removeFinalizer } from '../common/writes.js';
 import { clusterLabels, clusterRoleBindings, clusterSpecificRbac } from '../rbac-manifests.js';
 import { acceptedCondition, autoAcceptPatch, clusterBranch, DENIED_CONDITION } from './acceptance-decision.js';
 

@@ -5,7 +5,7 @@ import { setCondition } from '../../api/conditions.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
-import { patchStatus } from '../common/writes.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import { clusterSetEmptyCondition, setSelects, setsSelecting, symmetricDifference } from './cluster-set-selector.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterSetController';

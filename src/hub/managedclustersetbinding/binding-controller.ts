@@ -8,7 +8,7 @@ import type { Condition } from '../../api/meta.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
-import { patchStatus } from '../common/writes.js';
+import { patchStatus } from '../../client/patch-writer.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterSetController';
 

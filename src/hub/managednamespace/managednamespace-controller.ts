@@ -4,7 +4,7 @@ import type { ManagedCluster, ManagedClusterSet } from '../../api/cluster.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
-import { patchStatus } from '../common/writes.js';
+import { patchStatus } from '../../client/patch-writer.js';
 import { setsSelecting } from '../managedclusterset/cluster-set-selector.js';
 import { clustersReferencingSet, desiredManagedNamespaces } from './managed-namespaces.js';
 

@@ -4,7 +4,7 @@ import type { ManagedCluster } from '../../api/cluster.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
-import { patchSpec } from '../common/writes.js';
+import { patchSpec } from '../../client/patch-writer.js';
 import { desiredTaints } from './taint-decision.js';
 
 export const CONTROLLER_NAME = 'taintController';
