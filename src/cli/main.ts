@@ -10,6 +10,7 @@ import { registerAcceptCommand } from './accept-command.js';
 import { registerGetCommand } from './get-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { CliUsageError } from './usage-error.js';
+import { errorMessage } from '../util/errors.js';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('ocm-ts')
@@ -36,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`error: ${err.message}\n`);
       return 2;
     }
-    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`error: ${errorMessage(err)}\n`);
     return 1;
   }
 }
@@ -46,7 +47,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`error: ${errorMessage(err)}\n`);
     process.exitCode = 1;
   },
 );

@@ -10,7 +10,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { realClock } from '../util/clock.js';
-import { retryDecision, TerminalError, toError } from './errors.js';
+import { toError } from '../util/errors.js';
+import { retryDecision, TerminalError } from './errors.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 import type { Controller, ControllerOptions, ReconcileResult } from './types.js';
 import { createWorkQueue, type WorkQueue } from './work-queue.js';

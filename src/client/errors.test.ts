@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Status } from '../api/meta.js';
-import { ApiStatusError, isAlreadyExists, isConflict, isForbidden, isGone, isNotFound, isUnauthorized, NetworkError, retryDecision, statusFromCode, TerminalError, toError, type RetryDecision } from './errors.js';
+import { ApiStatusError, isAlreadyExists, isConflict, isForbidden, isGone, isNotFound, isUnauthorized, NetworkError, retryDecision, statusFromCode, TerminalError, type RetryDecision } from './errors.js';
 
 function apiErr(code: number, reason?: string, retryAfterSeconds?: number): ApiStatusError {
   const s: Status = { ...statusFromCode(code, `m${code}`), ...(reason ? { reason } : {}) };
@@ -50,13 +50,4 @@ test('should classify errors with the is* helpers', () => {
   assert.ok(isGone(apiErr(410, 'Expired')));
   assert.ok(!isNotFound(new Error('404')));
   assert.ok(!isGone(undefined));
-});
-
-test('should convert thrown non-Errors into Errors keeping the cause', () => {
-  const e = toError({ a: 1 });
-  assert.ok(e instanceof Error);
-  assert.deepEqual(e.cause, { a: 1 });
-  assert.equal(toError('boom').message, 'boom');
-  const orig = new Error('x');
-  assert.equal(toError(orig), orig);
 });

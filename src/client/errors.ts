@@ -124,16 +124,3 @@ export function retryDecision(err: unknown): RetryDecision {
   return { kind: 'terminal' };
 }
 
-/** Converts anything thrown into an Error (non-Errors are wrapped, keeping the value as cause). */
-export function toError(v: unknown): Error {
-  if (v instanceof Error) return v;
-  return new Error(typeof v === 'string' ? v : `non-Error thrown: ${safeString(v)}`, { cause: v });
-}
-
-function safeString(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-}

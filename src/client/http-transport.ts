@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ConfigSource } from './kubeconfig.js';
 import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
 import type { Status } from '../api/meta.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface TransportOptions {
   source: ConfigSource;
@@ -86,7 +87,7 @@ export function createTransport(opts: TransportOptions): Transport {
             headersTimer.unref();
           }
         } catch (err) {
-          reject(new NetworkError(`${s.method} ${s.path}: ${(err as Error).message}`, { cause: err }));
+          reject(new NetworkError(`${s.method} ${s.path}: ${errorMessage(err)}`, { cause: err }));
           return;
         }
         req.on('error', (err) => {
@@ -110,7 +111,7 @@ export async function readBody(res: IncomingMessage, what: string): Promise<stri
   try {
     for await (const c of res) chunks.push(c as Buffer);
   } catch (err) {
-    throw new NetworkError(`${what}: reading the response failed: ${(err as Error).message}`, { cause: err });
+    throw new NetworkError(`${what}: reading the response failed: ${errorMessage(err)}`, { cause: err });
   }
   return Buffer.concat(chunks).toString('utf8');
 }

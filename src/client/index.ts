@@ -25,7 +25,6 @@ export {
   isGone,
   isTooManyRequests,
   retryDecision,
-  toError,
   type RetryDecision,
 } from './errors.js';
 export { createInformer, type InformerEvent, type InformerRuntimeOptions } from './informer.js';

@@ -8,6 +8,7 @@ import { matchesLabels, parseLabelSelector } from '../api/selectors.js';
 import { realClock, type Clock } from '../util/clock.js';
 import { nullLogger, type Logger } from '../util/logger.js';
 import { createBackoff, type BackoffOptions } from './backoff.js';
+import { toError } from '../util/errors.js';
 import { ApiStatusError, isGone } from './errors.js';
 import { remove, replaceAll, upsert, type Cache, type CacheDelta } from './informer-cache.js';
 import { splitKey } from './keys.js';
@@ -167,7 +168,7 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
       } catch (e) {
         cleanupWatch?.();
         if (signal.aborted) break;
-        const err = e instanceof Error ? e : new Error(String(e));
+        const err = toError(e);
         if (isGone(err) && rv !== undefined) {
           // Too old a resourceVersion: relist at once (the relist emits deletes for vanished objects).
           log.debug('informer resourceVersion expired; relisting', { resourceVersion: rv, err });

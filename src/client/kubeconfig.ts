@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { errorMessage, toError } from '../util/errors.js';
 
 /** Everything needed to reach one API server as one identity. PEMs are file contents, not paths. */
 export interface ClientConfig {
@@ -48,7 +49,7 @@ export function loadKubeconfigFile(path: string, opts: LoadKubeconfigOptions = {
   try {
     text = readFileSync(abs, 'utf8');
   } catch (err) {
-    throw new KubeconfigError(`cannot read kubeconfig ${abs}: ${(err as Error).message}`, { cause: err });
+    throw new KubeconfigError(`cannot read kubeconfig ${abs}: ${errorMessage(err)}`, { cause: err });
   }
   const loaded = parseKubeconfig(text, { ...opts, baseDir: dirname(abs) });
   return { config: loaded.config, files: [abs, ...loaded.files] };
@@ -91,7 +92,7 @@ function parseKubeconfig(text: string, opts: LoadKubeconfigOptions & { baseDir?:
   try {
     doc = parseYaml(text);
   } catch (err) {
-    throw new KubeconfigError(`invalid kubeconfig: ${(err as Error).message}`, { cause: err });
+    throw new KubeconfigError(`invalid kubeconfig: ${errorMessage(err)}`, { cause: err });
   }
   if (!isRecord(doc)) throw new KubeconfigError('invalid kubeconfig: not a YAML mapping');
   const clusters = namedEntries(doc, 'clusters', 'cluster');
@@ -117,7 +118,7 @@ function parseKubeconfig(text: string, opts: LoadKubeconfigOptions & { baseDir?:
     try {
       return readFileSync(abs, 'utf8');
     } catch (err) {
-      throw new KubeconfigError(`cannot read ${what} ${abs}: ${(err as Error).message}`, { cause: err });
+      throw new KubeconfigError(`cannot read ${what} ${abs}: ${errorMessage(err)}`, { cause: err });
     }
   };
   const readPem = (body: Record<string, unknown>, key: string): string | undefined => {
@@ -205,7 +206,7 @@ export function fileConfigSource(path: string, opts: FileConfigSourceOptions = {
         return next.config;
       } catch (err) {
         if (loaded === undefined) throw err;
-        opts.onReload?.({ ok: false, err: err as Error });
+        opts.onReload?.({ ok: false, err: toError(err) });
         return loaded.config;
       }
     },

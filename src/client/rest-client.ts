@@ -20,6 +20,7 @@ import type {
   WriteCallOptions,
 } from './types.js';
 import { decodeWatchStream } from './watch-decoder.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface KubeClientOptions {
   log?: Logger;
@@ -202,7 +203,7 @@ async function* wrapStreamErrors(res: IncomingMessage, path: string): AsyncGener
     for await (const chunk of res) yield chunk;
   } catch (err) {
     if (err instanceof Error && err.name === 'AbortError') throw err;
-    throw new NetworkError(`watch ${path}: stream failed: ${(err as Error).message}`, { cause: err });
+    throw new NetworkError(`watch ${path}: stream failed: ${errorMessage(err)}`, { cause: err });
   }
   if (!res.complete) throw new NetworkError(`watch ${path}: stream ended prematurely`);
 }

@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { errorMessage } from '../util/errors.js';
 
 export interface HubMetrics {
   registry: Registry;
@@ -54,7 +55,7 @@ export async function startMetricsServer(opts: { listen: string; registry: Regis
     if (path === '/metrics') {
       opts.registry.metrics().then(
         (text) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(text),
-        (err: unknown) => res.writeHead(500).end(String(err)),
+        (err: unknown) => res.writeHead(500).end(errorMessage(err)),
       );
       return;
     }

@@ -17,6 +17,7 @@ import { createEcCsr, generateEcPrivateKeyPem } from '../register/csr/native-csr
 import type { ProcessOutcome, RegisterDriver } from '../register/driver.js';
 import { CSR_HALT_LIMIT, certValidityPeriod, formatRemaining, goTimeString, isCertificateValid, isCsrApproved, rotationDue, type ExpectedSubject } from '../register/csr/cert-checks.js';
 import { defaultAddonUser } from './registration-config.js';
+import { errorMessage, toError } from '../../util/errors.js';
 
 const CSR_USAGES: readonly string[] = ['digital signature', 'key encipherment', 'client auth'];
 
@@ -96,7 +97,7 @@ export function createAddonCsrDriver(o: AddonCsrDriverOptions): RegisterDriver &
         const p = certValidityPeriod(certPem, `${secret.metadata.namespace}/${secret.metadata.name}`);
         condition = cond('True', reasons.clientCertificateUpdated, `client certificate rotated starting from ${goTimeString(p.notBefore)} to ${goTimeString(p.notAfter)}`);
       } catch (err) {
-        condition = failed(`Failed to rotated client certificate ${(err as Error).message}`);
+        condition = failed(`Failed to rotated client certificate ${errorMessage(err)}`);
       }
       event('ClientCertificateCreated', `A new client certificate for ${controllerName} is available`);
       pendingName = '';
@@ -105,7 +106,7 @@ export function createAddonCsrDriver(o: AddonCsrDriverOptions): RegisterDriver &
     } catch (e) {
       pendingName = '';
       pendingKey = undefined;
-      const err = e instanceof Error ? e : new Error(String(e));
+      const err = toError(e);
       return { secret, condition: failed(`Failed to rotated client certificate ${err.message}`), error: err };
     }
   };
@@ -119,7 +120,7 @@ export function createAddonCsrDriver(o: AddonCsrDriverOptions): RegisterDriver &
         return true;
       }
     } catch (err) {
-      event('CertificateValidationFailed', `Failed to validate client certificate for ${controllerName}: ${(err as Error).message}`);
+      event('CertificateValidationFailed', `Failed to validate client certificate for ${controllerName}: ${errorMessage(err)}`);
       return true;
     }
     for (const [k, v] of Object.entries(additionalData)) {
@@ -168,7 +169,7 @@ export function createAddonCsrDriver(o: AddonCsrDriverOptions): RegisterDriver &
       event('CSRCreated', `A csr ${JSON.stringify(pendingName)} is created`);
       return {};
     } catch (e) {
-      const err = e instanceof Error ? e : new Error(String(e));
+      const err = toError(e);
       return { condition: failed(`Failed to create CSR ${err.message}`), error: err };
     }
   };
@@ -182,7 +183,7 @@ export function createAddonCsrDriver(o: AddonCsrDriverOptions): RegisterDriver &
       try {
         create = needsCsr(controllerName, secret, additionalData);
       } catch (err) {
-        return { error: err as Error };
+        return { error: toError(err) };
       }
       return create ? createNewCsr(controllerName, signal) : {};
     },

@@ -28,6 +28,7 @@ import type { Logger } from '../../util/logger.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import type { ProcessOutcome, RegisterDriver } from '../register/driver.js';
 import { tokenUser } from './registration-config.js';
+import { errorMessage, toError } from '../../util/errors.js';
 
 /** Secret key holding the ServiceAccount token (the kubeconfig's `tokenFile: token`). */
 export const ADDON_TOKEN_KEY = 'token';
@@ -107,7 +108,7 @@ export function tokenRefreshDecision(token: string | undefined, expectedUid: str
   try {
     claims = parseTokenClaims(token);
   } catch (err) {
-    return { refresh: true, reason: (err as Error).message };
+    return { refresh: true, reason: errorMessage(err) };
   }
   if (claims.uid !== expectedUid) return { refresh: true, reason: `token was issued for ServiceAccount UID ${JSON.stringify(claims.uid)}, expected ${JSON.stringify(expectedUid)}` };
   const now = nowMs / 1000;
@@ -218,7 +219,7 @@ export function createAddonTokenDriver(o: AddonTokenDriverOptions): RegisterDriv
       const check = tokenRefreshDecision(issued.token, expectedUid, o.clock.now());
       if (check.refresh) throw new Error(`the issued token is not usable: ${check.reason}`);
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
+      const msg = errorMessage(e);
       return {
         condition: tokenCondition('False', reasonsToken.creationFailed, `Failed to create token: ${msg}`),
         error: new Error(`failed to create token for ServiceAccount ${saRef}: ${msg}`, { cause: e }),
@@ -244,14 +245,14 @@ export function createAddonTokenDriver(o: AddonTokenDriverOptions): RegisterDriv
           return {}; // the addon informer update re-triggers
         }
       } catch (err) {
-        return { error: err instanceof Error ? err : new Error(String(err)) };
+        return { error: toError(err) };
       }
 
       let infra: TokenInfrastructure;
       try {
         infra = tokenInfrastructure(addon);
       } catch (err) {
-        return { error: err as Error };
+        return { error: toError(err) };
       }
       if (!infra.ready) return {}; // the addon informer update re-triggers once the hub is ready
 

@@ -24,6 +24,7 @@ import { createRegisterSecretController, type RegisterSecretController } from '.
 import { createAddonCsrDriver, isAddonCsr } from './addon-csr-driver.js';
 import { createAddonTokenDriver } from './addon-token-driver.js';
 import type { StartRegistration, StartRegistrationInput } from './registration-sync.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const DEFAULT_ADDON_SECRET_RESYNC_MS = 5 * 60_000;
 /** Default of `--addon-token-expiration-seconds` (spoke-agent.md §2.4). */
@@ -79,7 +80,7 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
       try {
         additionalData[hubSecretKeys.kubeconfig] = buildHubKubeconfig(loadCurrentCluster(o.bootstrapKubeconfigPath), tokenDriver ? { kind: 'tokenFile' } : { kind: 'clientCertificate' });
       } catch (err) {
-        throw new Error(`failed to create driver for addon ${addonName}: ${(err as Error).message}`, { cause: err });
+        throw new Error(`failed to create driver for addon ${addonName}: ${errorMessage(err)}`, { cause: err });
       }
     }
 

@@ -5,7 +5,7 @@
 
 import type { ManagedClusterAddOn, RegistrationConfig } from '../../api/addon.js';
 import type { Logger } from '../../util/logger.js';
-import { aggregate, errorMessage } from '../managedcluster/aggregate.js';
+import { aggregate, toError } from '../../util/errors.js';
 import { guardedPatch } from '../../client/patch-writer.js';
 import { addonInstallNamespace, isHostedAddon } from './addon-helpers.js';
 import { registrationConfigs, type AddonRegistration } from './registration-config.js';
@@ -85,7 +85,7 @@ export function createRegistrationSync(d: RegistrationSyncDeps): RegistrationSyn
         await stopOne(addonName, r, signal);
         cached.delete(hash);
       } catch (err) {
-        errors.push(err instanceof Error ? err : new Error(errorMessage(err)));
+        errors.push(toError(err));
       }
     }
     const err = aggregate(errors);
@@ -125,7 +125,7 @@ export function createRegistrationSync(d: RegistrationSyncDeps): RegistrationSyn
         await stopOne(addonName, r, signal);
         cached.delete(hash);
       } catch (err) {
-        stopErrors.push(err instanceof Error ? err : new Error(errorMessage(err)));
+        stopErrors.push(toError(err));
       }
     }
     const stopErr = aggregate(stopErrors);
@@ -144,7 +144,7 @@ export function createRegistrationSync(d: RegistrationSyncDeps): RegistrationSyn
         d.log.info('addon registration started', { addon: addonName, type: config.registration.type, secret: `${config.installationNamespace}/${config.secretName}` });
       } catch (err) {
         stop.abort();
-        startErrors.push(err instanceof Error ? err : new Error(errorMessage(err)));
+        startErrors.push(toError(err));
       }
     }
     if (cached.size > 0) running.set(addonName, cached);
@@ -165,7 +165,7 @@ export function createRegistrationSync(d: RegistrationSyncDeps): RegistrationSyn
         try {
           await cleanup(addonName, signal);
         } catch (err) {
-          errors.push(err instanceof Error ? err : new Error(errorMessage(err)));
+          errors.push(toError(err));
         }
       }
       const err = aggregate(errors);

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { Logger } from '../../util/logger.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type { AgentMetrics } from './agent-metrics.js';
 
@@ -36,7 +37,7 @@ export function createHubKubeconfigHealthChecker(): HubKubeconfigHealthChecker {
       try {
         return check() ? undefined : 'the client certificate expires and rebootstrap is required.';
       } catch (err) {
-        return (err as Error).message;
+        return errorMessage(err);
       }
     },
   };
@@ -115,7 +116,7 @@ export async function startHealthServer(o: HealthServerOptions): Promise<HealthS
     if (path === '/metrics') {
       o.metrics.registry.metrics().then(
         (text) => res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(text),
-        (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(err as Error).message}\n`),
+        (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${errorMessage(err)}\n`),
       );
       return;
     }

@@ -4,7 +4,7 @@
 // so the selection itself is a pure decision over their answers.
 
 import { loadCurrentCluster } from '../register/raw-kubeconfig.js';
-import { errorMessage } from '../managedcluster/aggregate.js';
+import { errorMessage } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 
 export interface BootstrapSelectionInput {

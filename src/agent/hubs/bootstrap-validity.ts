@@ -7,7 +7,7 @@ import type { ManagedCluster } from '../../api/cluster.js';
 import { isNotFound } from '../../client/errors.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { KubeClient } from '../../client/types.js';
-import { errorMessage } from '../managedcluster/aggregate.js';
+import { errorMessage } from '../../util/errors.js';
 
 interface SelfSubjectAccessReview {
   apiVersion: string;

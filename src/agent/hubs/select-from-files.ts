@@ -4,7 +4,7 @@
 import { createKubeClient } from '../../client/rest-client.js';
 import type { KubeClient } from '../../client/types.js';
 import type { Logger } from '../../util/logger.js';
-import { errorMessage } from '../managedcluster/aggregate.js';
+import { errorMessage } from '../../util/errors.js';
 import { selectBootstrapKubeconfig, serverUrlOfKubeconfig } from './bootstrap-selection.js';
 import { checkBootstrapCandidate } from './bootstrap-validity.js';
 

@@ -11,6 +11,7 @@ import type { Condition } from '../../api/meta.js';
 import type { KubeClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { StatusContext, StatusReconciler, StepResult } from './reconciler.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type ProbeOutcome = { healthy: true } | { healthy: false; statusCode: number; detail: string };
 
@@ -33,7 +34,7 @@ export async function probeSpokeHealth(client: Pick<KubeClient, 'probe'>, signal
       const ok2xx = res.statusCode >= 200 && res.statusCode < 300;
       return { statusCode: res.statusCode, detail: ok2xx ? res.body : serverErrorText(res.statusCode, res.body) };
     } catch (err) {
-      return { statusCode: 0, detail: err instanceof Error ? err.message : String(err) };
+      return { statusCode: 0, detail: errorMessage(err) };
     }
   };
   let res = await get('/livez');

@@ -8,6 +8,7 @@ import type { ClusterClaim, ClusterProperty, ManagedCluster } from '../../api/cl
 import { isConditionTrue } from '../../api/conditions.js';
 import { RESERVED_CLUSTER_CLAIM_NAMES, conditionTypes, labels } from '../../api/constants.js';
 import type { StatusContext, StatusReconciler, StepResult } from './reconciler.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface ClaimItem {
   name: string;
@@ -74,10 +75,6 @@ export interface ClaimReconcilerOptions {
 
 export const DEFAULT_MAX_CUSTOM_CLAIMS = 20;
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 export function createClaimReconciler(opts: ClaimReconcilerOptions): StatusReconciler {
   const maxCustomClaims = opts.maxCustomClaims ?? DEFAULT_MAX_CUSTOM_CLAIMS;
   const reservedSuffixes = opts.reservedSuffixes ?? [];
@@ -93,12 +90,12 @@ export function createClaimReconciler(opts: ClaimReconcilerOptions): StatusRecon
       try {
         properties = opts.listProperties?.();
       } catch (err) {
-        return { obj, next: 'continue', error: new Error(`unable to list cluster properties: ${message(err)}`, { cause: err }) };
+        return { obj, next: 'continue', error: new Error(`unable to list cluster properties: ${errorMessage(err)}`, { cause: err }) };
       }
       try {
         claims = opts.listClaims?.();
       } catch (err) {
-        return { obj, next: 'continue', error: new Error(`unable to list cluster claims: ${message(err)}`, { cause: err }) };
+        return { obj, next: 'continue', error: new Error(`unable to list cluster claims: ${errorMessage(err)}`, { cause: err }) };
       }
       const res = exposeClaims({ ...(properties ? { properties } : {}), ...(claims ? { claims } : {}), maxCustomClaims, reservedSuffixes });
       if (res.truncated) {

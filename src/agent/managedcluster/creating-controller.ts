@@ -11,7 +11,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { KubeClient } from '../../client/types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { errorMessage } from './aggregate.js';
+import { errorMessage } from '../../util/errors.js';
 import { clientConfigCount, decorateCluster, newHubCluster, type DecorateInput } from './creating-decorators.js';
 
 export const CREATING_CONTROLLER_NAME = 'ManagedClusterCreatingController';

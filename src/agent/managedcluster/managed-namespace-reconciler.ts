@@ -11,7 +11,7 @@ import { setCondition } from '../../api/conditions.js';
 import { conditionTypes, labels, reasons } from '../../api/constants.js';
 import { isNotFound } from '../../client/errors.js';
 import type { ResourceClient } from '../../client/types.js';
-import { aggregate, errorMessage } from './aggregate.js';
+import { aggregate, errorMessage } from '../../util/errors.js';
 import type { StatusContext, StatusReconciler, StepResult } from './reconciler.js';
 
 /** Lower-case hex SHA-256 of the hub server URL (the `Host` of the bootstrap client config). */

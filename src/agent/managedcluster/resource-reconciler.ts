@@ -8,6 +8,7 @@ import type { KubeClient } from '../../client/types.js';
 import type { Logger } from '../../util/logger.js';
 import { sumResourceLists } from './quantity.js';
 import type { StatusContext, StatusReconciler, StepResult } from './reconciler.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface NodeResources {
   capacity: Record<string, string>;
@@ -38,10 +39,6 @@ export async function spokeVersion(client: Pick<KubeClient, 'request'>, signal: 
   return info.gitVersion ?? '';
 }
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 export function createResourceReconciler(opts: ResourceReconcilerOptions): StatusReconciler {
   return {
     name: 'resource',
@@ -50,13 +47,13 @@ export function createResourceReconciler(opts: ResourceReconcilerOptions): Statu
       try {
         version = await opts.version(ctx.signal);
       } catch (err) {
-        return { obj, next: 'stop', error: new Error(`unable to get server version of managed cluster "${ctx.clusterName}": ${message(err)}`, { cause: err }) };
+        return { obj, next: 'stop', error: new Error(`unable to get server version of managed cluster "${ctx.clusterName}": ${errorMessage(err)}`, { cause: err }) };
       }
       let nodes: Node[];
       try {
         nodes = opts.listNodes();
       } catch (err) {
-        return { obj, next: 'stop', error: new Error(`unable to get capacity and allocatable of managed cluster "${ctx.clusterName}": ${message(err)}`, { cause: err }) };
+        return { obj, next: 'stop', error: new Error(`unable to get capacity and allocatable of managed cluster "${ctx.clusterName}": ${errorMessage(err)}`, { cause: err }) };
       }
       const status = obj.status ?? {};
       const res = computeNodeResources(nodes, status.capacity, (name, value) => opts.log?.warn('ignoring unparsable node quantity', { resource: name, value }));

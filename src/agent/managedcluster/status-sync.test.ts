@@ -20,7 +20,8 @@ function setAvailable(status: 'True' | 'False', next: 'continue' | 'stop' = 'con
   };
 }
 
-const failing: StatusReconciler = { name: 'failing', reconcile: async (obj) => ({ obj, next: 'continue', error: new Error('step failed') }) };
+const failingWith = (message: string): StatusReconciler => ({ name: 'failing', reconcile: async (obj) => ({ obj, next: 'continue', error: new Error(message) }) });
+const failing = failingWith('step failed');
 const mustNotRun: StatusReconciler = {
   name: 'never',
   reconcile: async () => {
@@ -115,8 +116,9 @@ test('status sync table', async (t) => {
     {
       name: 'step errors are aggregated after patching',
       cluster: newCluster([acceptedCondition]),
-      reconcilers: [createJoiningReconciler(), failing, failing],
-      error: '[step failed, step failed]',
+      reconcilers: [createJoiningReconciler(), failing, failingWith('other step failed'), failing],
+      // like apimachinery's aggregate: distinct messages, in order
+      error: '[step failed, other step failed]',
       patches: 1,
       events: [],
     },

@@ -6,7 +6,7 @@
 import type { ManagedCluster } from '../../api/cluster.js';
 import { isConditionFalse } from '../../api/conditions.js';
 import { conditionTypes } from '../../api/constants.js';
-import { aggregate, errorMessage } from './aggregate.js';
+import { aggregate, errorMessage, toError } from '../../util/errors.js';
 import { availabilityEvent, type AvailabilityEvent } from './hub-events.js';
 import type { StatusContext, StatusReconciler } from './reconciler.js';
 import { guardedPatch } from '../../client/patch-writer.js';
@@ -55,7 +55,7 @@ export async function syncClusterStatus(deps: StatusSyncDeps, signal: AbortSigna
       res = await r.reconcile(obj, ctx);
     } catch (err) {
       // a reconciler that throws is treated like one that returned an error and stopped
-      errors.push(err instanceof Error ? err : new Error(errorMessage(err)));
+      errors.push(toError(err));
       break;
     }
     obj = res.obj;

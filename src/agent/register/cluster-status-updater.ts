@@ -8,6 +8,7 @@ import type { Lister, ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import type { StatusUpdater } from './driver.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface ClusterStatusUpdaterOptions {
   clusterName: string;
@@ -25,7 +26,7 @@ export function clusterStatusUpdater(o: ClusterStatusUpdaterOptions): StatusUpda
     try {
       await patchStatus(o.clusters, cached, next.status, signal);
     } catch (err) {
-      throw new Error(`unable to update status of managed cluster ${JSON.stringify(o.clusterName)}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`unable to update status of managed cluster ${JSON.stringify(o.clusterName)}: ${errorMessage(err)}`, { cause: err });
     }
   };
 }

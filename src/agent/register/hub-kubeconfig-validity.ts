@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { hubSecretKeys } from '../../api/constants.js';
 import { clusterAndAgentFromCerts, parseCertificates, type CertInfo } from './csr/cert-checks.js';
 import { loadCurrentCluster, sameHub } from './raw-kubeconfig.js';
+import { errorMessage, toError } from '../../util/errors.js';
 
 export interface SecretOption {
   secretNamespace: string;
@@ -40,7 +41,7 @@ function fileVerdict(opt: SecretOption): FileVerdict {
     const certs = clientCertsOf(opt);
     return certs === undefined ? { kind: 'invalid' } : { kind: 'certs', notAfters: certs.map((c) => c.notAfter) };
   } catch (err) {
-    return { kind: 'error', err: err as Error };
+    return { kind: 'error', err: toError(err) };
   }
 }
 
@@ -113,7 +114,7 @@ function clientCertsOf(opt: Pick<SecretOption, 'hubKubeconfigDir' | 'clusterName
     try {
       certs = parseCertificates(pem);
     } catch (err) {
-      throw new Error(`unable to parse certificate: ${(err as Error).message}`);
+      throw new Error(`unable to parse certificate: ${errorMessage(err)}`);
     }
     if (certs.length === 0) throw new Error('no cert found in certificate');
   }

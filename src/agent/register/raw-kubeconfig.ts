@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { errorMessage } from '../../util/errors.js';
 
 /** The fields of a kubeconfig cluster entry the agent copies or compares. */
 export interface RawCluster {
@@ -29,7 +30,7 @@ export function currentClusterOf(text: string): RawCluster {
   try {
     doc = parseYaml(text);
   } catch (err) {
-    throw new KubeconfigLoadError(`error loading config: ${(err as Error).message}`, { cause: err });
+    throw new KubeconfigLoadError(`error loading config: ${errorMessage(err)}`, { cause: err });
   }
   if (doc === null || doc === undefined) doc = {};
   if (!isRecord(doc)) throw new KubeconfigLoadError('error loading config: not a YAML mapping');
@@ -54,7 +55,7 @@ export function loadCurrentCluster(path: string): RawCluster {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new KubeconfigLoadError(`unable to load kubeconfig from file ${JSON.stringify(path)}: ${(err as Error).message}`, { cause: err });
+    throw new KubeconfigLoadError(`unable to load kubeconfig from file ${JSON.stringify(path)}: ${errorMessage(err)}`, { cause: err });
   }
   return currentClusterOf(text);
 }

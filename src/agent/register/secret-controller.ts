@@ -12,6 +12,7 @@ import type { Controller, Informer, ResourceClient } from '../../client/types.js
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { RegisterDriver, StatusUpdater } from './driver.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const REGISTER_QUEUE_KEY = 'key';
 
@@ -52,7 +53,7 @@ export function createRegisterSecretController(o: RegisterSecretControllerOption
     try {
       secret = await o.secrets.get(o.secretName, { signal });
     } catch (err) {
-      if (!isNotFound(err)) throw new Error(`unable to get secret ${JSON.stringify(ref)}: ${(err as Error).message}`, { cause: err });
+      if (!isNotFound(err)) throw new Error(`unable to get secret ${JSON.stringify(ref)}: ${errorMessage(err)}`, { cause: err });
       secret = { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: o.secretNamespace, name: o.secretName } };
     }
     secret.data ??= {};
@@ -87,7 +88,7 @@ export function createRegisterSecretController(o: RegisterSecretControllerOption
     } catch (err) {
       // Keep `pending` for the retry, but a condition is only written with the first attempt's save.
       pendingCondition = undefined;
-      throw new Error(`unable to save secret ${JSON.stringify(ref)}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`unable to save secret ${JSON.stringify(ref)}: ${errorMessage(err)}`, { cause: err });
     }
     log.info(`Secret ${ref} for ${o.name} is updated`, { reason: 'SecretSave' });
     pending = undefined;

@@ -7,7 +7,7 @@ import { conditionTypes } from '../../api/constants.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
-import { aggregate, errorOf } from '../common/errors.js';
+import { aggregate, toError } from '../../util/errors.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { addonUnknownCondition } from './addon-decision.js';
 
@@ -28,10 +28,10 @@ export function setupAddonHealthCheckController(ctx: HubContext): Controller {
           log.info(`update addon "${addon.metadata.name ?? ''}" status to unknown on managed cluster "${name}"`, { key: name, reason: 'ManagedClusterAddOnStatusUpdated' });
         }
       } catch (err) {
-        errors.push(errorOf(err));
+        errors.push(toError(err));
       }
     }
-    const err = aggregate(errors);
+    const err = aggregate(errors, 'lines');
     if (err) throw err;
     return {};
   }

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../api/meta.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import { applyRbacList, deleteRbacList } from '../common/apply.js';
 import { DEFAULT_KEY, type HubContext } from '../common/context.js';
-import { aggregate } from '../common/errors.js';
+import { aggregate } from '../../util/errors.js';
 import { commonClusterRoles } from '../rbac-manifests.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterClusterRoleController';
@@ -28,7 +28,7 @@ export function setupClusterRoleController(ctx: HubContext): Controller {
     const errors = commonRolesAction(ctx.informers.clusters.lister.list().length) === 'apply'
       ? await applyRbacList(ctx.client, listers, roles, log, signal)
       : await deleteRbacList(ctx.client, roles, signal);
-    const err = aggregate(errors);
+    const err = aggregate(errors, 'lines');
     if (err) throw err;
     return {};
   }

@@ -7,6 +7,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { KubeClient, Lister, ResourceType } from '../../client/types.js';
 import type { Logger } from '../../util/logger.js';
 import { mergeRbacForUpdate, type RbacObject } from '../rbac-manifests.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface RbacListers {
   clusterRoles: Lister<KubeObject>;
@@ -53,7 +54,7 @@ export async function applyRbac(client: KubeClient, listers: RbacListers, requir
     if (update) await rc.update(update, { signal });
     return undefined;
   } catch (err) {
-    return new Error(`${describeManifest(required)}: ${(err as Error).message}`, { cause: err });
+    return new Error(`${describeManifest(required)}: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -78,7 +79,7 @@ export async function deleteRbacList(client: KubeClient, list: readonly RbacObje
     try {
       await rc.delete(obj.metadata.name ?? '', { signal });
     } catch (err) {
-      if (!isNotFound(err)) errors.push(new Error(`${describeManifest(obj)}: ${(err as Error).message}`, { cause: err }));
+      if (!isNotFound(err)) errors.push(new Error(`${describeManifest(obj)}: ${errorMessage(err)}`, { cause: err }));
     }
   }
   return errors;

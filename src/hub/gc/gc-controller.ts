@@ -10,10 +10,10 @@ import { isNotFound } from '../../client/errors.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult, ResourceType } from '../../client/types.js';
 import { DEFAULT_KEY, type HubContext } from '../common/context.js';
-import { aggregate, aggregateMessage } from '../common/errors.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { addFinalizer, removeFinalizer } from '../common/writes.js';
 import { deletingErrorCondition, firstDeleteGroup, NO_RESOURCE_CONDITION, remainingCondition } from './gc-decision.js';
+import { aggregateMessage, errorMessage, toError } from '../../util/errors.js';
 
 export const CONTROLLER_NAME = 'GCController';
 
@@ -30,7 +30,7 @@ export function setupGcController(ctx: HubContext): Controller {
         items = (await ctx.client.resource(type as ResourceType, ns).list({ signal })).items;
       } catch (err) {
         if (isNotFound(err)) continue;
-        return { kind: 'error', error: new Error(`failed to list resource ${type.resource}. err:${(err as Error).message}`, { cause: err }) };
+        return { kind: 'error', error: new Error(`failed to list resource ${type.resource}. err:${errorMessage(err)}`, { cause: err }) };
       }
       if (items.length === 0) continue;
       const condition = remainingCondition(type.resource, items);
@@ -39,10 +39,10 @@ export function setupGcController(ctx: HubContext): Controller {
         try {
           await ctx.client.resource(type as ResourceType, ns).delete(item.metadata.name ?? '', { signal });
         } catch (err) {
-          if (!isNotFound(err)) errors.push(err as Error);
+          if (!isNotFound(err)) errors.push(toError(err));
         }
       }
-      if (errors.length > 0) return { kind: 'error', error: new Error(`failed to clean up ${type.resource}. err:${aggregateMessage(errors)}`), condition };
+      if (errors.length > 0) return { kind: 'error', error: new Error(`failed to clean up ${type.resource}. err:${aggregateMessage(errors, 'lines')}`), condition };
       return { kind: 'requeue', condition };
     }
     return { kind: 'done', condition: { ...NO_RESOURCE_CONDITION } };
@@ -72,7 +72,7 @@ export function setupGcController(ctx: HubContext): Controller {
       await patchStatus(clusters, cluster, status, signal);
     }
     if (outcome.kind === 'requeue') return { requeueAfterMs: requeueMs };
-    if (outcome.kind === 'error') throw aggregate([outcome.error]) ?? outcome.error;
+    if (outcome.kind === 'error') throw outcome.error;
     log.info(`resources in cluster ${name} are cleaned up`, { key: name, reason: 'ResourceCleanupCompleted' });
     // The status patch moved resourceVersion on; remove the finalizer against the latest copy.
     const latest = await clusters.get(name, { signal }).catch((err: unknown) => {

@@ -10,7 +10,8 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import { applyNamespace, applyRbacList, deleteRbacList } from '../common/apply.js';
 import type { HubContext } from '../common/context.js';
-import { aggregate, aggregateMessage, errorOf, RequeueError, requeueOf } from '../common/errors.js';
+import { aggregate, aggregateMessage, errorMessage, toError } from '../../util/errors.js';
+import { RequeueError, requeueOf } from '../common/errors.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { addFinalizer, removeFinalizer } from '../common/writes.js';
 import { clusterLabels, clusterRoleBindings, clusterSpecificRbac } from '../rbac-manifests.js';
@@ -52,7 +53,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
       try {
         await removeFinalizer(client.resource<KubeObject>(resourceTypes.roleBindings, name), workRb, finalizers.manifestWorkCleanup, signal);
       } catch (err) {
-        errors.push(errorOf(err));
+        errors.push(toError(err));
       }
     }
     return errors;
@@ -67,7 +68,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
   function finish(errors: Error[]): ReconcileResult {
     const requeue = requeueOf(errors);
     if (requeue !== undefined) return { requeueAfterMs: requeue };
-    const err = aggregate(errors);
+    const err = aggregate(errors, 'lines');
     if (err) throw err;
     return {};
   }
@@ -115,21 +116,21 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     try {
       await applyNamespace(client, name, clusterLabels(name, options.labels), signal, informers.namespaces.lister);
     } catch (err) {
-      errors.push(new Error(`"namespace ${name}" (Namespace): ${errorOf(err).message}`, { cause: err }));
+      errors.push(new Error(`"namespace ${name}" (Namespace): ${errorMessage(err)}`, { cause: err }));
     }
     // Re-read after adding the finalizer so the status patch carries the fresh resourceVersion (§5.1 quirk).
     const patched = await addFinalizer(clusters, cluster, finalizers.apiResourceCleanup, signal);
     const current = patched ?? cluster;
     const rbac = [...clusterSpecificRbac(name, true, options.labels), ...clusterRoleBindings(name, options.labels)];
     await applyRbacList(client, listers, rbac, log, signal); // errors logged and discarded (§2.5)
-    const cond = acceptedCondition(errors.length === 0 ? undefined : aggregateMessage(errors));
+    const cond = acceptedCondition(errors.length === 0 ? undefined : aggregateMessage(errors, 'lines'));
     const status = { ...(current.status ?? {}), conditions: setCondition(current.status?.conditions, cond, new Date(clock.now())) };
     try {
       if (await patchStatus(clusters, current, status, signal)) {
         log.info(`managed cluster ${name} is accepted by hub cluster admin`, { key: name, reason: 'ManagedClusterAccepted' });
       }
     } catch (err) {
-      errors.push(errorOf(err));
+      errors.push(toError(err));
     }
     return finish(errors);
   }

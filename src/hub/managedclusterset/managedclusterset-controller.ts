@@ -7,6 +7,7 @@ import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { clusterSetEmptyCondition, setSelects, setsSelecting, symmetricDifference } from './cluster-set-selector.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterSetController';
 
@@ -20,13 +21,13 @@ export function setupManagedClusterSetController(ctx: HubContext): Controller {
     try {
       for (const c of ctx.informers.clusters.lister.list()) if (setSelects(set, c.metadata.labels)) count++;
     } catch (err) {
-      throw new Error(`failed to sync ManagedClusterSet "${name}": ${(err as Error).message}`, { cause: err });
+      throw new Error(`failed to sync ManagedClusterSet "${name}": ${errorMessage(err)}`, { cause: err });
     }
     const status = { ...(set.status ?? {}), conditions: setCondition(set.status?.conditions, clusterSetEmptyCondition(count), new Date(ctx.clock.now())) };
     try {
       await patchStatus(sets, set, status, signal);
     } catch (err) {
-      throw new Error(`failed to sync ManagedClusterSet "${name}": failed to update status of ManagedClusterSet "${name}": ${(err as Error).message}`, { cause: err });
+      throw new Error(`failed to sync ManagedClusterSet "${name}": failed to update status of ManagedClusterSet "${name}": ${errorMessage(err)}`, { cause: err });
     }
     return {};
   }

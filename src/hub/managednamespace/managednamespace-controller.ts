@@ -7,6 +7,7 @@ import type { HubContext } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { setsSelecting } from '../managedclusterset/cluster-set-selector.js';
 import { clustersReferencingSet, desiredManagedNamespaces } from './managed-namespaces.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const CONTROLLER_NAME = 'ManagedNamespaceController';
 
@@ -24,7 +25,7 @@ export function setupManagedNamespaceController(ctx: HubContext): Controller {
         log.info(`Updated managed namespaces for cluster "${name}" (total: ${desired.length})`, { key: name, reason: 'ManagedNamespacesUpdated' });
       }
     } catch (err) {
-      throw new Error(`failed to sync managed namespaces for ManagedCluster "${name}": ${(err as Error).message}`, { cause: err });
+      throw new Error(`failed to sync managed namespaces for ManagedCluster "${name}": ${errorMessage(err)}`, { cause: err });
     }
     return {};
   }

@@ -5,6 +5,7 @@ import { labels, names } from '../../../api/constants.js';
 import type { CertificateSigningRequest } from '../../../api/core.js';
 import { formatGoDuration } from '../../../util/duration.js';
 import { readCertificateInfo, splitPemBlocks } from './native-cert.js';
+import { errorMessage } from '../../../util/errors.js';
 
 export interface CertInfo {
   commonName: string;
@@ -29,7 +30,7 @@ export function parseCertificates(pem: string): CertInfo[] {
     try {
       out.push(readCertificateInfo(b.der));
     } catch (err) {
-      throw new CertParseError(`x509: malformed certificate: ${(err as Error).message}`);
+      throw new CertParseError(`x509: malformed certificate: ${errorMessage(err)}`);
     }
   }
   return out;

@@ -25,6 +25,7 @@ import {
   rotationDue,
   type ExpectedSubject,
 } from './cert-checks.js';
+import { errorMessage, toError } from '../../../util/errors.js';
 
 export const CSR_USAGES: readonly string[] = ['digital signature', 'key encipherment', 'client auth'];
 
@@ -85,7 +86,7 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
           csr = await hub.csrs.get(name, { signal });
         } catch (err) {
           if (isNotFound(err)) throw new Error(`unable to get csr ${JSON.stringify(name)}. It might have already been deleted`);
-          throw new Error((err as Error).message, { cause: err });
+          throw new Error(errorMessage(err), { cause: err });
         }
       }
       if (!isCsrApproved(csr)) return {};
@@ -102,7 +103,7 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
         const p = certValidityPeriod(certPem, `${secret.metadata.namespace}/${secret.metadata.name}`);
         condition = cond('True', reasons.clientCertificateUpdated, `client certificate rotated starting from ${goTimeString(p.notBefore)} to ${goTimeString(p.notAfter)}`);
       } catch (err) {
-        condition = cond('False', reasons.clientCertificateUpdateFailed, `Failed to rotated client certificate ${(err as Error).message}`);
+        condition = cond('False', reasons.clientCertificateUpdateFailed, `Failed to rotated client certificate ${errorMessage(err)}`);
       }
       event('ClientCertificateCreated', `A new client certificate for ${controllerName} is available`);
       reset();
@@ -124,7 +125,7 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
         return true;
       }
     } catch (err) {
-      const msg = err instanceof CertParseError ? err.message : (err as Error).message;
+      const msg = err instanceof CertParseError ? err.message : errorMessage(err);
       event('CertificateValidationFailed', `Failed to validate client certificate for ${controllerName}: ${msg}`);
       return true;
     }
@@ -176,7 +177,7 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
       pendingKey = key;
       return {};
     } catch (e) {
-      const err = new Error((e as Error).message, { cause: e });
+      const err = new Error(errorMessage(e), { cause: e });
       return { condition: cond('False', reasons.clientCertificateUpdateFailed, `Failed to create CSR ${err.message}`), error: err };
     }
   };
@@ -193,7 +194,7 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
       try {
         create = shouldCreateCsr(controllerName, secret, additionalData);
       } catch (err) {
-        return { error: err as Error };
+        return { error: toError(err) };
       }
       if (!create) return {};
       return createNewCsr(controllerName, signal);
