@@ -10,6 +10,7 @@ import type { Logger } from '../util/logger.js';
 import { isNotFound } from './errors.js';
 import { resourceTypes } from './resource-types.js';
 import type { EventRecorder, EventType, KubeClient } from './types.js';
+import { rfc3339, rfc3339Micro } from '../api/conditions.js';
 
 export interface EventRecorderOptions {
   /** reportingController / source.component, e.g. `klusterlet-agent`. */
@@ -37,15 +38,6 @@ interface Tracked {
   count: number;
   firstMs: number;
   lastMs: number;
-}
-
-/** `2025-01-01T10:00:00.123456Z` (MicroTime). */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function createEventRecorder(client: KubeClient, opts: EventRecorderOptions): FlushableEventRecorder {
@@ -79,8 +71,8 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
         message,
         type: evType,
         source: { component: opts.component, ...(opts.host ? { host: opts.host } : {}) },
-        firstTimestamp: rfc3339(nowMs),
-        lastTimestamp: rfc3339(nowMs),
+        firstTimestamp: rfc3339(new Date(nowMs)),
+        lastTimestamp: rfc3339(new Date(nowMs)),
         count: 1,
         reportingComponent: opts.component,
         reportingInstance: instance,
@@ -90,7 +82,7 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name, namespace },
-      eventTime: microTime(nowMs),
+      eventTime: rfc3339Micro(new Date(nowMs)),
       reportingController: opts.component,
       reportingInstance: instance,
       action: reason,
@@ -108,7 +100,7 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
     if (prev && now - prev.firstMs <= window) {
       const count = prev.count + 1;
       const patch =
-        api === 'v1' ? { count, lastTimestamp: rfc3339(now) } : { series: { count, lastObservedTime: microTime(now) } };
+        api === 'v1' ? { count, lastTimestamp: rfc3339(new Date(now)) } : { series: { count, lastObservedTime: rfc3339Micro(new Date(now)) } };
       try {
         await events.patch(prev.name, 'merge', patch);
         prev.count = count;

@@ -34,6 +34,6 @@ export { defaultControllerRateLimiter, itemExponentialRateLimiter, bucketRateLim
 export { createController, type ControllerRuntimeOptions } from './controller.js';
 export { keyOf, splitKey } from './keys.js';
 export { waitSyncedUnlessAborted } from './wait-synced.js';
-export { createEventRecorder, microTime, type EventRecorderOptions, type FlushableEventRecorder } from './event-recorder.js';
+export { createEventRecorder, type EventRecorderOptions, type FlushableEventRecorder } from './event-recorder.js';
 export { resourceTypes, type ResourceTypeName } from './resource-types.js';
 export { resourcePath, patchContentTypes } from './request-path.js';

@@ -3,6 +3,7 @@
 
 import { randomInt } from 'node:crypto';
 import type { Secret } from '../api/core.js';
+import { rfc3339 } from '../api/conditions.js';
 
 export const BOOTSTRAP_GROUP = 'system:bootstrappers:managedcluster';
 export const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.kubernetes.io/token';
@@ -26,7 +27,7 @@ export function bootstrapTokenSecret(id: string, secret: string, expiresAtMs: nu
       'token-secret': secret,
       'usage-bootstrap-authentication': 'true',
       'auth-extra-groups': BOOTSTRAP_GROUP,
-      expiration: new Date(expiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      expiration: rfc3339(new Date(expiresAtMs)),
       description: 'ocm-ts hub: bootstrap token for joining managed clusters',
     },
   };
