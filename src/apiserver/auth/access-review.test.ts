@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Authorizer, RequestAttributes } from '../pipeline.js';
 import { ApiError } from '../http/errors.js';
-import { handleAccessReview } from './access-review.js';
+import { handleAccessReview, handleSelfSubjectReview } from './access-review.js';
 
 const seen: RequestAttributes[] = [];
 const authz: Authorizer = {
@@ -43,4 +43,12 @@ test('review validation: exactly one attribute kind, a subject, matching namespa
   assert.throws(() => handleAccessReview('LocalSubjectAccessReview', { metadata: {}, spec: { user: 'a', resourceAttributes: { verb: 'get', namespace: 'other' } } }, requester, authz, 'ns'), is(400, /spec.resourceAttributes.namespace must match namespace: ns/));
   const ok = handleAccessReview('LocalSubjectAccessReview', { metadata: {}, spec: { user: 'a', resourceAttributes: { verb: 'get', namespace: 'ns' } } }, requester, authz, 'ns');
   assert.equal(ok.metadata.namespace, 'ns');
+});
+
+test('SelfSubjectReview reports the requester as the server sees it', () => {
+  const r = handleSelfSubjectReview({ metadata: {} }, { username: 'a', groups: ['g', 'system:authenticated'], uid: 'u', extra: { k: ['v'] } });
+  assert.equal(r.apiVersion, 'authentication.k8s.io/v1');
+  assert.equal(r.kind, 'SelfSubjectReview');
+  assert.deepEqual(r.status, { userInfo: { username: 'a', uid: 'u', groups: ['g', 'system:authenticated'], extra: { k: ['v'] } } });
+  assert.deepEqual(handleSelfSubjectReview({ metadata: {} }, { username: 'b', groups: [] }).status, { userInfo: { username: 'b', groups: [] } });
 });

@@ -1,6 +1,8 @@
 // Review APIs of authorization.k8s.io/v1 (embedded-apiserver.md §15.5): SubjectAccessReview,
-// SelfSubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview. Create-only, never
-// stored; the answer is the request with `status` filled, from the same chain as real requests.
+// SelfSubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview, plus
+// authentication.k8s.io/v1 SelfSubjectReview (`kubectl auth whoami`). Create-only, never stored;
+// the answer is the request with `status` filled, from the same chain as real requests. The
+// requester is the identity the request runs as, so impersonation applies to the self reviews.
 
 import type { KubeObject } from '../../api/meta.js';
 import { errors, fieldErrors, type FieldError } from '../http/errors.js';
@@ -10,6 +12,7 @@ import type { RbacAuthorizer } from './rbac-authorizer.js';
 import { MASTERS_GROUP } from './rbac-authorizer.js';
 
 export const AUTHZ_GROUP = 'authorization.k8s.io';
+const AUTHN_GROUP = 'authentication.k8s.io';
 
 export type AccessReviewKind = 'SubjectAccessReview' | 'SelfSubjectAccessReview' | 'LocalSubjectAccessReview';
 
@@ -119,9 +122,25 @@ export function handleSelfSubjectRulesReview(body: KubeObject, requester: UserIn
   };
 }
 
-function reviewDef(kind: string, resource: string, namespaced: boolean): ResourceDef {
+/** SelfSubjectReview: who the server takes the requester for. */
+export function handleSelfSubjectReview(body: KubeObject, requester: UserInfo): KubeObject {
+  const userInfo = {
+    username: requester.username,
+    ...(requester.uid ? { uid: requester.uid } : {}),
+    groups: [...requester.groups],
+    ...(requester.extra && Object.keys(requester.extra).length > 0 ? { extra: requester.extra } : {}),
+  };
   return {
-    group: AUTHZ_GROUP,
+    apiVersion: `${AUTHN_GROUP}/v1`,
+    kind: 'SelfSubjectReview',
+    metadata: { ...(body.metadata ?? {}), creationTimestamp: null } as unknown as KubeObject['metadata'],
+    status: { userInfo },
+  };
+}
+
+function reviewDef(kind: string, resource: string, namespaced: boolean, group = AUTHZ_GROUP): ResourceDef {
+  return {
+    group,
     versions: ['v1'],
     storageVersion: 'v1',
     resource,
@@ -145,10 +164,11 @@ export function accessReviewResources(authorizer?: RbacAuthorizer): VirtualResou
     def: reviewDef(kind, resource, namespaced),
     create: (obj, ctx) => handleAccessReview(kind, obj, ctx.user, ctx.authorizer, ctx.namespace),
   });
-  const out = [
+  const out: VirtualResource[] = [
     review('SubjectAccessReview', 'subjectaccessreviews', false),
     review('SelfSubjectAccessReview', 'selfsubjectaccessreviews', false),
     review('LocalSubjectAccessReview', 'localsubjectaccessreviews', true),
+    { def: reviewDef('SelfSubjectReview', 'selfsubjectreviews', false, AUTHN_GROUP), create: (obj, ctx) => handleSelfSubjectReview(obj, ctx.user) },
   ];
   if (authorizer) {
     out.push({

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { forbiddenError } from '../auth/forbidden.js';
+import { actAs } from '../auth/impersonation.js';
 import {
   apiGroupDoc, apiGroupList, apiResourceList, apiVersions, OPENAPI_V2_PROTOBUF, VERSION_INFO,
 } from '../discovery/discovery.js';
@@ -98,6 +99,7 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
   const method = req.method ?? 'GET';
   let path = req.url ?? '/';
   let user: UserInfo | undefined;
+  let impersonator: string | undefined;
   let verb: string | undefined;
   let failure: ApiError | undefined;
   try {
@@ -108,11 +110,12 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
     const authn = ctx.authenticator.authenticate(authRequest(req));
     if (authn.kind === 'unauthorized') throw errors.unauthorized();
     user = authn.user;
-    const attrs = attributesOf(info, authn.user);
+    ({ user, impersonator } = actAs(req, authn.user, ctx.authorizer));
+    const attrs = attributesOf(info, user);
     const decision = ctx.authorizer.authorize(attrs);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.decision === 'deny' ? decision.reason : '');
     if (info.kind === 'nonResource') serveNonResource(ctx, req, res, info, url.searchParams);
-    else await handleResource(ctx, { req, res, info, query: url.searchParams, user: authn.user, requestId });
+    else await handleResource(ctx, { req, res, info, query: url.searchParams, user, requestId });
   } catch (err) {
     failure = toApiError(err);
     if (failure.code === 413) res.setHeader('Connection', 'close');
@@ -121,7 +124,7 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
   const code = failure?.code ?? res.statusCode;
   logRequest(ctx.log, {
     requestId, method, path, code, durationMs: performance.now() - started,
-    ...(user ? { user: user.username } : {}), ...(verb ? { verb } : {}),
+    ...(user ? { user: user.username } : {}), ...(impersonator ? { impersonator } : {}), ...(verb ? { verb } : {}),
     ...(failure ? { reason: failure.reason } : {}),
     ...(failure && failure.code >= 500 ? { err: failure.cause ?? failure } : {}),
   });

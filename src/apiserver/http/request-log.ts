@@ -7,6 +7,8 @@ export interface RequestLogEntry {
   method: string;
   path: string;
   user?: string;
+  /** The authenticated requester when the request ran as an impersonated `user`. */
+  impersonator?: string;
   verb?: string;
   code: number;
   reason?: string;
@@ -17,7 +19,7 @@ export interface RequestLogEntry {
 export function logRequest(log: Logger, e: RequestLogEntry): void {
   const fields: Record<string, unknown> = {
     requestId: e.requestId, method: e.method, path: e.path, code: e.code, durationMs: Math.round(e.durationMs * 10) / 10,
-    ...(e.user ? { user: e.user } : {}), ...(e.verb ? { verb: e.verb } : {}), ...(e.reason ? { reason: e.reason } : {}),
+    ...(e.user ? { user: e.user } : {}), ...(e.impersonator ? { impersonator: e.impersonator } : {}), ...(e.verb ? { verb: e.verb } : {}), ...(e.reason ? { reason: e.reason } : {}),
   };
   if (e.code >= 500) log.error('request failed', { ...fields, ...(e.err !== undefined ? { err: e.err } : {}) });
   else if (e.code >= 400) log.info('request refused', fields);
