@@ -1,4 +1,6 @@
-// MultipleHubs controllers K and L against a real hub (spoke-agent.md §16.3, §16.4, §18.6).
+// The MultipleHubs controllers against a real hub: the hub accept controller asks for a restart when
+// the hub stops accepting the cluster, the hub timeout controller when the cluster lease is no longer
+// renewed (on a manual clock), and bootstrap candidates are checked against a real server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManagedCluster } from '../../../src/api/cluster.js';
@@ -6,9 +8,17 @@ import type { Lease } from '../../../src/api/core.js';
 import { rfc3339Micro } from '../../../src/api/conditions.js';
 import { createInformerFactory } from '../../../src/client/informer-factory.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
+import { createManualClock } from '../../../src/client/manual-clock.js';
 import { nullLogger } from '../../../src/util/logger.js';
-import { checkBootstrapCandidate, createHubAcceptController, createHubTimeoutController } from '../../../src/agent/hubs/index.js';
+import {
+  checkBootstrapCandidate,
+  createHubAcceptController,
+  createHubTimeoutController,
+  HUB_ACCEPT_CONTROLLER_NAME,
+  HUB_TIMEOUT_CONTROLLER_NAME,
+} from '../../../src/agent/hubs/index.js';
 import { createAcceptedCluster, createClusterLease, startClusters, type Clusters } from './clusters.js';
+import { captureLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -22,13 +32,14 @@ after(async () => {
 test('HubAcceptController asks for a restart when hubAcceptsClient turns false', async () => {
   await createAcceptedCluster(env.hubAdmin, 'k1');
   const reasons: string[] = [];
+  const logs = captureLog();
   const ac = new AbortController();
   const hubInformers = createInformerFactory(env.hubAdmin);
-  const k = createHubAcceptController({ clusterName: 'k1', hubInformers, onRestart: (r) => reasons.push(r), log: nullLogger() });
+  const k = createHubAcceptController({ clusterName: 'k1', hubInformers, onRestart: (r) => reasons.push(r), log: logs.log });
   hubInformers.start(ac.signal);
   const running = k.run(ac.signal);
   try {
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => logs.reconciles(HUB_ACCEPT_CONTROLLER_NAME) >= 1, 5000, { message: 'a run on the accepted cluster' });
     assert.equal(reasons.length, 0);
     const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
     const mc = await clusters.get('k1');
@@ -44,23 +55,36 @@ test('HubAcceptController asks for a restart when hubAcceptsClient turns false',
 
 test('HubTimeoutController asks for a restart once the lease is older than the timeout', async () => {
   await createAcceptedCluster(env.hubAdmin, 'l1');
-  await createClusterLease(env.hubAdmin, 'l1', rfc3339Micro(new Date()));
+  const clock = createManualClock();
+  await createClusterLease(env.hubAdmin, 'l1', rfc3339Micro(new Date(clock.now())));
   const reasons: string[] = [];
+  const logs = captureLog();
   const ac = new AbortController();
-  const l = createHubTimeoutController({ clusterName: 'l1', hubClient: env.hubAdmin, hubConnectionTimeoutSeconds: 1, resyncMs: 100, startupGraceMs: 0, onRestart: (r) => reasons.push(r), log: nullLogger() });
+  const l = createHubTimeoutController({ clusterName: 'l1', hubClient: env.hubAdmin, hubConnectionTimeoutSeconds: 1, resyncMs: 300, startupGraceMs: 0, onRestart: (r) => reasons.push(r), log: logs.log, clock });
   const running = l.run(ac.signal);
+  const runs = (): number => logs.reconciles(HUB_TIMEOUT_CONTROLLER_NAME);
+  /** Advances to the next resync and waits until it has read the lease. */
+  const resync = async (): Promise<void> => {
+    const before = runs();
+    clock.advance(300);
+    await waitFor(() => runs() > before, 5000, { message: 'a resync' });
+  };
   try {
-    // keep renewing for a while: no restart
+    await waitFor(() => runs() >= 1, 5000, { message: 'the first run' });
+    // renewed before each resync: no restart, although more than the 1 s timeout passes
     const leases = env.hubAdmin.resource<Lease>(resourceTypes.leases, 'l1');
     for (let i = 0; i < 4; i++) {
       const lease = await leases.get('managed-cluster-lease');
-      lease.spec = { ...lease.spec, renewTime: rfc3339Micro(new Date()) };
+      lease.spec = { ...lease.spec, renewTime: rfc3339Micro(new Date(clock.now())) };
       await leases.update(lease);
-      await new Promise((r) => setTimeout(r, 300));
+      await resync();
     }
     assert.equal(reasons.length, 0);
-    // stop renewing: restart after ~1 s
-    await waitFor(() => reasons.length > 0, 5000);
+    // renewals stop: 600 and 900 ms after the last one, no restart yet; 1200 ms after, a restart
+    await resync();
+    await resync();
+    assert.equal(reasons.length, 0, 'no restart within the timeout');
+    await resync();
     assert.equal(reasons[0], 'Failed to connect to hub because of lease out-of-date, restart agent to reselect a new bootstrap kubeconfig');
   } finally {
     ac.abort();

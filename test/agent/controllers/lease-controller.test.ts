@@ -1,15 +1,17 @@
-// Lease controller F against a real hub (spoke-agent.md §13, §18.7): renewals only while accepted,
-// at spec.leaseDurationSeconds, picking up duration changes.
+// The agent's lease controller against a real hub, on a manual clock: renewals only while the
+// cluster is accepted, every spec.leaseDurationSeconds, picking up duration changes. The renewTime
+// the agent writes is the manual clock's time, so each renewal is identified exactly.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setMaxListeners } from 'node:events';
 import type { ManagedCluster } from '../../../src/api/cluster.js';
+import { rfc3339Micro } from '../../../src/api/conditions.js';
 import type { Lease } from '../../../src/api/core.js';
 import { createInformerFactory } from '../../../src/client/informer-factory.js';
+import { createManualClock, type ManualClock } from '../../../src/client/manual-clock.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
-import { nullLogger } from '../../../src/util/logger.js';
-import { createLeaseController } from '../../../src/agent/lease/index.js';
+import { createLeaseController, LEASE_CONTROLLER_NAME, type LeaseController } from '../../../src/agent/lease/index.js';
 import { createAcceptedCluster, createClusterLease, patchConditions, startClusters, type Clusters } from './clusters.js';
+import { captureLog, type CapturedLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -20,58 +22,79 @@ after(async () => {
   await env?.stop();
 });
 
+interface Running {
+  c: LeaseController;
+  clock: ManualClock;
+  logs: CapturedLog;
+  stop(): Promise<void>;
+}
+
+function startLeaseController(name: string): Running {
+  const clock = createManualClock();
+  const logs = captureLog();
+  const ac = new AbortController();
+  const hubInformers = createInformerFactory(env.hubAdmin);
+  const c = createLeaseController({ clusterName: name, hubClient: env.hubAdmin, hubInformers, log: logs.log, clock, random: () => 0 });
+  hubInformers.start(ac.signal);
+  const running = c.run(ac.signal);
+  return {
+    c,
+    clock,
+    logs,
+    async stop() {
+      ac.abort();
+      await running;
+    },
+  };
+}
+
+const leaseOf = (name: string): Promise<Lease> => env.hubAdmin.resource<Lease>(resourceTypes.leases, name).get('managed-cluster-lease');
+
+/** The renewal stamped `atMs` reached the hub, and the updater waits `nextInMs` for the next one. */
+async function renewed(name: string, clock: ManualClock, atMs: number, nextInMs: number): Promise<void> {
+  const want = rfc3339Micro(new Date(atMs));
+  await waitFor(async () => (await leaseOf(name)).spec?.renewTime === want, 5000, { message: `renewal at ${want}` });
+  await waitFor(() => clock.pending() === 1 && clock.nextDue() === atMs + nextInMs, 5000, { message: `next renewal in ${nextInMs} ms` });
+}
+
 test('renewTime advances at the lease duration while accepted, and stops when not accepted', async () => {
   const name = 'lease1';
   await createAcceptedCluster(env.hubAdmin, name, { leaseDurationSeconds: 1 });
   await createClusterLease(env.hubAdmin, name);
-  const leases = env.hubAdmin.resource<Lease>(resourceTypes.leases, name);
-  const renewals: { at: number; renewTime: string }[] = [];
-  let last = '';
-  const ac = new AbortController();
-  setMaxListeners(50, ac.signal);
-  const poll = setInterval(() => {
-    void leases.get('managed-cluster-lease').then((l) => {
-      const t = l.spec?.renewTime ?? '';
-      if (t !== last) {
-        last = t;
-        renewals.push({ at: Date.now(), renewTime: t });
-      }
-    }, () => {});
-  }, 25);
-  const hubInformers = createInformerFactory(env.hubAdmin);
-  const c = createLeaseController({ clusterName: name, hubClient: env.hubAdmin, hubInformers, log: nullLogger(), random: () => 0 });
-  hubInformers.start(ac.signal);
-  const running = c.run(ac.signal);
+  const r = startLeaseController(name);
+  const { clock } = r;
   try {
-    // initial value + at least 3 renewals
-    await waitFor(() => renewals.length >= 4, 10_000);
-    assert.match(renewals[1]!.renewTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
-    const gaps = renewals.slice(2).map((r, i) => r.at - renewals[i + 1]!.at);
-    for (const g of gaps) assert.ok(g >= 800 && g <= 1700, `renewal gap ${g} ms for a 1 s lease`);
-    assert.ok(Date.parse(renewals.at(-1)!.renewTime) > Date.parse(renewals[1]!.renewTime));
+    // at once, then every second
+    const t0 = clock.now();
+    await renewed(name, clock, t0, 1000);
+    assert.match((await leaseOf(name)).spec?.renewTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    for (let i = 1; i <= 3; i++) {
+      clock.advance(1000);
+      await renewed(name, clock, t0 + i * 1000, 1000);
+    }
 
-    // duration change is picked up: 2 s
+    // a duration change restarts the updater: a renewal at once, then every 2 s
+    clock.advance(500);
     const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
     const mc = await clusters.get(name);
     mc.spec = { ...mc.spec!, leaseDurationSeconds: 2 };
     await clusters.update(mc);
-    await waitFor(() => c.updater.running(), 2000);
-    const mark = renewals.length;
-    await waitFor(() => renewals.length >= mark + 3, 10_000);
-    const gaps2 = renewals.slice(mark + 1).map((r, i) => r.at - renewals[mark + i]!.at);
-    for (const g of gaps2) assert.ok(g >= 1800 && g <= 2700, `renewal gap ${g} ms for a 2 s lease`);
+    const t1 = t0 + 3500;
+    await renewed(name, clock, t1, 2000);
+    clock.advance(2000);
+    await renewed(name, clock, t1 + 2000, 2000);
 
-    // not accepted any more: renewals stop
+    // not accepted any more: no renewal is scheduled, and three lease durations pass without one
     await patchConditions(env.hubAdmin, name, [{ type: 'HubAcceptedManagedCluster', status: 'False', reason: 'HubClusterAdminDenied', message: 'Denied by hub cluster admin', lastTransitionTime: '2026-01-01T00:00:00Z' }]);
-    await waitFor(() => !c.updater.running(), 5000);
-    await new Promise((r) => setTimeout(r, 100));
-    const stopped = renewals.length;
-    await new Promise((r) => setTimeout(r, 2500));
-    assert.equal(renewals.length, stopped, 'no renewals while not accepted');
+    await waitFor(() => !r.c.updater.running(), 5000, { message: 'updater stopped' });
+    const rv = (await leaseOf(name)).metadata.resourceVersion;
+    assert.equal(clock.pending(), 0, 'no renewal scheduled');
+    clock.advance(3 * 2000);
+    const after = await leaseOf(name);
+    assert.equal(after.spec?.renewTime, rfc3339Micro(new Date(t1 + 2000)));
+    assert.equal(after.metadata.resourceVersion, rv, 'no renewal while not accepted');
   } finally {
-    clearInterval(poll);
-    ac.abort();
-    await running;
+    await r.stop();
   }
 });
 
@@ -79,15 +102,16 @@ test('a cluster that was never accepted never renews', async () => {
   const name = 'lease2';
   await env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters).create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name }, spec: { hubAcceptsClient: true, leaseDurationSeconds: 1 } });
   const lease = await createClusterLease(env.hubAdmin, name);
-  const ac = new AbortController();
-  const hubInformers = createInformerFactory(env.hubAdmin);
-  const c = createLeaseController({ clusterName: name, hubClient: env.hubAdmin, hubInformers, log: nullLogger() });
-  hubInformers.start(ac.signal);
-  const running = c.run(ac.signal);
-  await new Promise((r) => setTimeout(r, 1500));
-  const now = await env.hubAdmin.resource<Lease>(resourceTypes.leases, name).get('managed-cluster-lease');
-  assert.equal(now.metadata.resourceVersion, lease.metadata.resourceVersion);
-  assert.equal(c.updater.running(), false);
-  ac.abort();
-  await running;
+  const r = startLeaseController(name);
+  try {
+    // The controller has decided about this cluster: had it started the updater, the first
+    // renewal would be under way now.
+    await waitFor(() => r.logs.reconciles(LEASE_CONTROLLER_NAME) >= 1, 5000, { message: 'a lease controller run' });
+    assert.equal(r.c.updater.running(), false);
+    assert.equal(r.clock.pending(), 0, 'no renewal scheduled');
+    r.clock.advance(3 * 1000);
+    assert.equal((await leaseOf(name)).metadata.resourceVersion, lease.metadata.resourceVersion);
+  } finally {
+    await r.stop();
+  }
 });

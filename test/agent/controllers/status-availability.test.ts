@@ -1,6 +1,6 @@
-// Availability debouncing end to end (spoke-agent.md §14.3, §14.8): Available=True at once;
-// when the spoke API server stops answering, False only after the (shortened) failure threshold,
-// with exactly one hub event per change.
+// Availability debouncing end to end, on a manual clock: Available=True at once; when the spoke API
+// server stops answering, False only once failures have lasted the failure threshold (OCM's 20 s,
+// re-checked every 5 s), with exactly one hub event per change.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setMaxListeners } from 'node:events';
@@ -8,11 +8,13 @@ import type { ManagedCluster } from '../../../src/api/cluster.js';
 import type { EventV1 } from '../../../src/api/core.js';
 import { findCondition } from '../../../src/api/conditions.js';
 import { createInformerFactory } from '../../../src/client/informer-factory.js';
+import { createManualClock } from '../../../src/client/manual-clock.js';
 import { createKubeClient } from '../../../src/client/rest-client.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import { nullLogger } from '../../../src/util/logger.js';
-import { createStatusController } from '../../../src/agent/managedcluster/index.js';
+import { createStatusController, STATUS_CONTROLLER_NAME } from '../../../src/agent/managedcluster/index.js';
 import { createAcceptedCluster, ensureNamespace, startClusters, type Clusters } from './clusters.js';
+import { captureLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -25,10 +27,14 @@ after(async () => {
 
 test('Available becomes False only after the failure threshold; one event per change', async () => {
   const name = 'avail';
-  const thresholdMs = 1500;
+  const thresholdMs = 20_000;
+  const retryMs = 5000;
+  const resyncMs = 60_000;
   await ensureNamespace(env.hubAdmin, name);
   await createAcceptedCluster(env.hubAdmin, name);
   const spokeClient = createKubeClient({ kubeconfigPath: env.spoke.adminKubeconfigPath }, { timeoutMs: 1000 });
+  const clock = createManualClock();
+  const logs = captureLog();
   const ac = new AbortController();
   setMaxListeners(50, ac.signal);
   const hubInformers = createInformerFactory(env.hubAdmin);
@@ -41,12 +47,13 @@ test('Available becomes False only after the failure threshold; one event per ch
     spokeInformers,
     bootstrapServerUrl: 'https://hub',
     features: {},
-    resyncMs: 5000,
+    resyncMs,
     availabilityFailureThresholdMs: thresholdMs,
-    availabilityRetryIntervalMs: 100,
+    availabilityRetryIntervalMs: retryMs,
     probeTimeoutMs: 500,
     hostname: 'h',
-    log: nullLogger(),
+    log: logs.log,
+    clock,
   });
   hubInformers.start(ac.signal);
   spokeInformers.start(ac.signal);
@@ -54,23 +61,35 @@ test('Available becomes False only after the failure threshold; one event per ch
   const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
   const availability = async (): Promise<string | undefined> => findCondition((await clusters.get(name)).status?.conditions, 'ManagedClusterConditionAvailable')?.status;
   const events = async (): Promise<EventV1[]> => (await env.hubAdmin.resource<EventV1>(resourceTypes.eventsV1, name).list()).items;
+  const runs = (): number => logs.reconciles(STATUS_CONTROLLER_NAME);
+  /** Runs `trigger` and waits for the controller run it causes to finish. */
+  const runAfter = async (trigger: () => void): Promise<void> => {
+    const before = runs();
+    trigger();
+    await waitFor(() => runs() > before, 10_000, { message: 'a status controller run' });
+  };
   try {
     await waitFor(async () => (await availability()) === 'True', 10_000);
     await waitFor(async () => (await events()).length === 1);
 
-    const stoppedAt = Date.now();
     await env.spoke.stop();
-    // still True well inside the threshold
-    await new Promise((r) => setTimeout(r, thresholdMs / 2));
-    assert.equal(await availability(), 'True');
-    await waitFor(async () => (await availability()) === 'False', 10_000);
-    assert.ok(Date.now() - stoppedAt >= thresholdMs, 'False not before the threshold');
+    // The first failing probe starts the failure window; re-checks follow every retry interval.
+    await runAfter(() => c.enqueue());
+    for (let elapsed = retryMs; elapsed < thresholdMs; elapsed += retryMs) {
+      assert.equal(clock.nextDue(), clock.now() + retryMs, 'a re-check is scheduled');
+      await runAfter(() => clock.advance(retryMs));
+      assert.equal(await availability(), 'True', `still True ${elapsed} ms into the failures`);
+    }
+    await runAfter(() => clock.advance(retryMs));
+    assert.equal(await availability(), 'False', 'False once failures lasted the threshold');
     const cond = findCondition((await clusters.get(name)).status?.conditions, 'ManagedClusterConditionAvailable');
     assert.equal(cond?.reason, 'ManagedClusterKubeAPIServerUnavailable');
     assert.match(cond?.message ?? '', /^The kube-apiserver is not ok, status code: 0, /);
 
     await waitFor(async () => (await events()).length === 2);
-    await new Promise((r) => setTimeout(r, 400)); // more failing re-checks: no further events
+    // two more failing resyncs: no further events
+    await runAfter(() => clock.advance(resyncMs));
+    await runAfter(() => clock.advance(resyncMs));
     const evs = (await events()).sort((a, b) => (a.eventTime ?? '').localeCompare(b.eventTime ?? ''));
     assert.deepEqual(evs.map((e) => [e.type, e.reason]), [['Normal', 'Available'], ['Warning', 'Unavailable']]);
     assert.equal(evs[1]!.note, `The ${name} is successfully imported. However, its Kube API server is unavailable`);

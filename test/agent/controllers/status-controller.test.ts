@@ -1,4 +1,6 @@
-// Status controller G against real hub and spoke servers (spoke-agent.md §14, §18.8).
+// The agent's status controller against real hub and spoke servers: Joined, Available, version,
+// capacity, claims, managed namespaces, hub events, and no writes before acceptance or while the
+// clock is out of sync.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setMaxListeners } from 'node:events';
@@ -8,9 +10,10 @@ import { findCondition } from '../../../src/api/conditions.js';
 import { createInformerFactory } from '../../../src/client/informer-factory.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import type { KubeClient } from '../../../src/client/types.js';
-import { nullLogger } from '../../../src/util/logger.js';
-import { createStatusController, hubClusterSetLabel, hubHash, type StatusControllerOptions } from '../../../src/agent/managedcluster/index.js';
+import { createManualClock } from '../../../src/client/manual-clock.js';
+import { createStatusController, hubClusterSetLabel, hubHash, STATUS_CONTROLLER_NAME, type StatusControllerOptions } from '../../../src/agent/managedcluster/index.js';
 import { createAcceptedCluster, ensureNamespace, patchConditions, startClusters, type Clusters } from './clusters.js';
+import { captureLog, type CapturedLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -34,12 +37,16 @@ async function createNode(client: KubeClient, name: string, capacity: Record<str
 }
 
 interface Running {
+  logs: CapturedLog;
+  /** Resolves once the controller has run `n` more times (resyncs included). */
+  runs(n: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 function startStatusController(name: string, extra: Partial<StatusControllerOptions> = {}): Running {
   const ac = new AbortController();
   setMaxListeners(50, ac.signal);
+  const logs = captureLog();
   const hubInformers = createInformerFactory(env.hubAdmin);
   const spokeInformers = createInformerFactory(env.spokeAdmin);
   const c = createStatusController({
@@ -52,13 +59,19 @@ function startStatusController(name: string, extra: Partial<StatusControllerOpti
     features: { ClusterClaim: true, ClusterProperty: true },
     resyncMs: 200,
     hostname: 'testhost',
-    log: nullLogger(),
+    log: logs.log,
     ...extra,
   });
   hubInformers.start(ac.signal);
   spokeInformers.start(ac.signal);
   const p = c.run(ac.signal);
+  const count = (): number => logs.reconciles(STATUS_CONTROLLER_NAME);
   return {
+    logs,
+    async runs(n) {
+      const target = count() + n;
+      await waitFor(() => count() >= target, 10_000, { message: `${n} more status controller runs` });
+    },
     async stop() {
       ac.abort();
       await p;
@@ -78,8 +91,15 @@ test('an unaccepted cluster gets no status', async () => {
   const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
   await clusters.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'unaccepted' }, spec: { hubAcceptsClient: false } });
   const rv = (await getCluster('unaccepted')).metadata.resourceVersion;
-  const r = startStatusController('unaccepted');
-  await new Promise((res) => setTimeout(res, 600));
+  // On a manual clock: the first run, then three resyncs, each advanced to at once.
+  const clock = createManualClock();
+  const r = startStatusController('unaccepted', { clock });
+  await r.runs(1);
+  for (let i = 0; i < 3; i++) {
+    const runs = r.runs(1);
+    clock.advance(200);
+    await runs;
+  }
   await r.stop();
   const mc = await getCluster('unaccepted');
   assert.equal(mc.metadata.resourceVersion, rv);
@@ -118,7 +138,7 @@ test('accepted cluster: Joined, Available, version, capacity, allocatable, claim
       const e = await events(name);
       return e.length > 0 ? e : undefined;
     });
-    await new Promise((res) => setTimeout(res, 500)); // several resyncs: still one event
+    await r.runs(3); // several resyncs later: still one event
     const all = await events(name);
     assert.equal(all.length, 1, JSON.stringify(all.map((e) => e.reason)));
     const ev = evs[0]!;
@@ -193,7 +213,7 @@ test('no status patch while ManagedClusterConditionClockSynced is False', async 
   const rv = (await getCluster(name)).metadata.resourceVersion;
   const r = startStatusController(name);
   try {
-    await new Promise((res) => setTimeout(res, 800));
+    await r.runs(3);
     const mc = await getCluster(name);
     assert.equal(mc.metadata.resourceVersion, rv);
     assert.equal(findCondition(mc.status?.conditions, 'ManagedClusterJoined'), undefined);
