@@ -40,3 +40,12 @@ test('bindings: User/Group subjects default their apiGroup', () => {
   assert.deepEqual(b.subjects, [{ kind: 'User', name: 'u', apiGroup: G }, { kind: 'ServiceAccount', name: 'sa', namespace: 'n' }]);
   assert.deepEqual(s[`${G}/clusterrolebindings`]!.validate!(b, undefined, ctx), []);
 });
+
+test('clusterroles: an aggregationRule needs valid selectors', () => {
+  const agg = (rule: unknown): KubeObject => ({ kind: 'ClusterRole', metadata: { name: 'r' }, aggregationRule: rule });
+  const v = (o: KubeObject): string[] => render(s[`${G}/clusterroles`]!.validate!(o, undefined, ctx)).map((m) => m.split(':')[0]!);
+  assert.deepEqual(v(agg({ clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] })), []);
+  assert.deepEqual(v(agg({})), ['aggregationRule.clusterRoleSelectors']);
+  assert.deepEqual(v(agg({ clusterRoleSelectors: [{ matchExpressions: [{ key: 'a', operator: 'Near' }] }] })), ['aggregationRule.clusterRoleSelectors[0]']);
+  assert.deepEqual(v(agg({ clusterRoleSelectors: [{ matchLabels: { 'bad key!': 'x' } }] })), ['aggregationRule.clusterRoleSelectors[0]']);
+});

@@ -3,6 +3,7 @@
 // `builtinResources(rbacStrategyOverrides())`.
 
 import type { KubeObject } from '../../api/meta.js';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/selectors.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 import type { ResourceStrategy } from '../registry/types.js';
 import type { RoleRef, Subject } from './rbac-rules.js';
@@ -74,12 +75,35 @@ const roleStrategy: ResourceStrategy = {
   },
 };
 
+/** An aggregationRule needs at least one selector, and every selector must parse. */
+function aggregationRuleErrors(rule: unknown): FieldError[] {
+  if (rule === undefined || rule === null) return [];
+  if (typeof rule !== 'object' || Array.isArray(rule)) return [fieldErrors.typeInvalid('aggregationRule', rule, 'must be an object')];
+  const selectors = (rule as { clusterRoleSelectors?: unknown }).clusterRoleSelectors;
+  if (!Array.isArray(selectors) || selectors.length === 0) {
+    return [fieldErrors.required('aggregationRule.clusterRoleSelectors', 'at least one clusterRoleSelector required if aggregationRule is non-nil')];
+  }
+  const errs: FieldError[] = [];
+  selectors.forEach((sel, i) => {
+    try {
+      labelSelectorFromObject(sel as LabelSelectorObject);
+    } catch (err) {
+      errs.push(fieldErrors.invalid(`aggregationRule.clusterRoleSelectors[${i}]`, sel, err instanceof Error ? err.message : 'invalid label selector'));
+    }
+  });
+  return errs;
+}
+
+const clusterRoleStrategy: ResourceStrategy = {
+  validate: (obj, old, ctx) => [...(roleStrategy.validate?.(obj, old, ctx) ?? []), ...aggregationRuleErrors(obj.aggregationRule)],
+};
+
 /** Strategy overrides keyed `<group>/<resource>` for the registry's built-in RBAC kinds. */
 export function rbacStrategyOverrides(): Record<string, ResourceStrategy> {
   return {
     [`${RBAC_GROUP}/rolebindings`]: bindingStrategy(false),
     [`${RBAC_GROUP}/clusterrolebindings`]: bindingStrategy(true),
     [`${RBAC_GROUP}/roles`]: roleStrategy,
-    [`${RBAC_GROUP}/clusterroles`]: roleStrategy,
+    [`${RBAC_GROUP}/clusterroles`]: clusterRoleStrategy,
   };
 }

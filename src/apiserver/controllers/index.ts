@@ -1,5 +1,5 @@
 // Starts the server's own controllers: bootstrap objects, CRD establisher, namespace controller,
-// event expiry.
+// event expiry, ClusterRole aggregation.
 
 import type { KubeObject } from '../../api/meta.js';
 import type { Clock } from '../../util/clock.js';
@@ -9,6 +9,7 @@ import type { RegistryContext } from '../registry/rest-context.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Store } from '../storage/types.js';
 import { bootstrapObjects } from './bootstrap.js';
+import { startClusterRoleAggregation } from './clusterrole-aggregation.js';
 import { startCrdEstablisher } from './crd-establisher.js';
 import { startEventTtl } from './event-ttl.js';
 import { startNamespaceController } from './namespace-controller.js';
@@ -40,5 +41,9 @@ export function startBuiltinControllers(o: BuiltinControllersOptions): void {
   startNamespaceController({
     store: o.store, registry: o.registry, regCtx: o.regCtx, caPem: o.caPem, clock: o.clock, log: o.log,
     retryMs: Math.min(o.resyncMs, 200), signal: o.signal,
+  });
+  startClusterRoleAggregation({
+    store: o.store, registry: o.registry, regCtx: o.regCtx, clock: o.clock, log: o.log,
+    retryMs: Math.min(o.resyncMs, 1000), signal: o.signal,
   });
 }
