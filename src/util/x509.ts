@@ -7,6 +7,7 @@
 
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
+import { decodeOid, readDer } from './der.js';
 import { splitPemBlocks, toPem } from './pem.js';
 import { createPrivateKey, createPublicKey, randomBytes, verify as cryptoVerify, webcrypto, X509Certificate as NodeX509, KeyObject } from 'node:crypto';
 
@@ -79,31 +80,8 @@ const KEY_USAGE_FLAGS: Record<KeyUsageName, number> = {
 // ---------------------------------------------------------------------------------------------
 // PEM and DER
 
-export { splitPemBlocks, toPem, type PemBlock } from './pem.js';
-
-interface DerTlv {
-  tag: number;
-  start: number;
-  contentStart: number;
-  end: number;
-}
-
-/** Reads one DER tag-length-value at `offset` (definite lengths only). */
-function readDerTlv(buf: Buffer, offset: number): DerTlv {
-  if (offset + 2 > buf.length) throw new Error('truncated DER');
-  const tag = buf[offset]!;
-  let len = buf[offset + 1]!;
-  let p = offset + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4 || p + n > buf.length) throw new Error('bad DER length');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + buf[p + i]!;
-    p += n;
-  }
-  if (p + len > buf.length) throw new Error('truncated DER');
-  return { tag, start: offset, contentStart: p, end: p + len };
-}
+export { splitPemBlocks, toPem } from './pem.js';
+export { keyMatchesCertificate } from './native-cert.js';
 
 // ---------------------------------------------------------------------------------------------
 // Keys
@@ -126,11 +104,6 @@ export function toEcPrivateKeyPem(privateKeyPem: string): string {
   const key = createPrivateKey(privateKeyPem);
   if (key.asymmetricKeyType !== 'ec') throw new Error('not an EC private key');
   return key.export({ type: 'sec1', format: 'pem' }).toString();
-}
-
-/** Re-encodes any PEM private key (PKCS#8, SEC1, PKCS#1) as PKCS#8 PEM. */
-export function toPkcs8PrivateKeyPem(privateKeyPem: string): string {
-  return createPrivateKey(privateKeyPem).export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
 interface ImportedKeys {
@@ -276,15 +249,15 @@ const SIG_ALGS: Record<string, string> = {
  * Verifies a signed ASN.1 structure `SEQUENCE { tbs, AlgorithmIdentifier, BIT STRING }` (a CSR or
  * a certificate) against a public key, synchronously. Returns false on any malformation.
  */
-export function verifySignedDer(der: Buffer, spkiDerOrKey: Buffer | KeyObject): boolean {
+function verifySignedDer(der: Buffer, spkiDerOrKey: Buffer | KeyObject): boolean {
   try {
-    const outer = readDerTlv(der, 0);
+    const outer = readDer(der, 0);
     if (outer.tag !== 0x30) return false;
-    const tbs = readDerTlv(der, outer.contentStart);
-    const alg = readDerTlv(der, tbs.end);
-    const sig = readDerTlv(der, alg.end);
+    const tbs = readDer(der, outer.contentStart);
+    const alg = readDer(der, tbs.end);
+    const sig = readDer(der, alg.end);
     if (sig.tag !== 0x03 || der[sig.contentStart] !== 0) return false;
-    const oidTlv = readDerTlv(der, alg.contentStart);
+    const oidTlv = readDer(der, alg.contentStart);
     if (oidTlv.tag !== 0x06) return false;
     const oid = decodeOid(der.subarray(oidTlv.contentStart, oidTlv.end));
     const digest = SIG_ALGS[oid];
@@ -294,20 +267,6 @@ export function verifySignedDer(der: Buffer, spkiDerOrKey: Buffer | KeyObject): 
   } catch {
     return false;
   }
-}
-
-function decodeOid(b: Buffer): string {
-  if (b.length === 0) throw new Error('empty oid');
-  const parts: number[] = [Math.floor(b[0]! / 40), b[0]! % 40];
-  let v = 0;
-  for (let i = 1; i < b.length; i++) {
-    v = v * 128 + (b[i]! & 0x7f);
-    if ((b[i]! & 0x80) === 0) {
-      parts.push(v);
-      v = 0;
-    }
-  }
-  return parts.join('.');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -527,15 +486,4 @@ export function verifyCertificateChain(cert: string | Buffer, caPem: string, at:
   }
   if (at < parsed.notBefore || at > parsed.notAfter) return false;
   return trustAnchorFromPem(caPem).some((a) => a.issued(parsed.der));
-}
-
-/** True when the private key matches the certificate's public key. */
-export function keyMatchesCertificate(certPem: string, keyPem: string): boolean {
-  try {
-    const certKey = new NodeX509(certPem).publicKey.export({ type: 'spki', format: 'der' });
-    const key = createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'der' });
-    return Buffer.compare(certKey, key) === 0;
-  } catch {
-    return false;
-  }
 }

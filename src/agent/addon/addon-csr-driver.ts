@@ -12,7 +12,7 @@ import { isNotFound } from '../../client/errors.js';
 import type { Lister, ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { keyMatchesCertificate } from '../register/csr/native-cert.js';
+import { keyMatchesCertificate } from '../../util/native-cert.js';
 import { createEcCsr, generateEcPrivateKeyPem } from '../register/csr/native-csr.js';
 import type { ProcessOutcome, RegisterDriver } from '../register/driver.js';
 import { CSR_HALT_LIMIT, certValidityPeriod, formatRemaining, goTimeString, isCertificateValid, isCsrApproved, rotationDue, type ExpectedSubject } from '../register/csr/cert-checks.js';

@@ -4,7 +4,8 @@
 import { labels, names } from '../../../api/constants.js';
 import type { CertificateSigningRequest } from '../../../api/core.js';
 import { formatGoDuration } from '../../../util/duration.js';
-import { readCertificateInfo, splitPemBlocks } from './native-cert.js';
+import { readCertificateInfo } from '../../../util/native-cert.js';
+import { splitPemBlocks } from '../../../util/pem.js';
 import { errorMessage } from '../../../util/errors.js';
 
 export interface CertInfo {

@@ -11,7 +11,7 @@ import { isNotFound } from '../../../client/errors.js';
 import type { Lister, ResourceClient } from '../../../client/types.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
-import { keyMatchesCertificate } from './native-cert.js';
+import { keyMatchesCertificate } from '../../../util/native-cert.js';
 import { createEcCsr, generateEcPrivateKeyPem } from './native-csr.js';
 import type { ProcessOutcome, RegisterDriver } from '../driver.js';
 import {

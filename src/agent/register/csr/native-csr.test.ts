@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCsr } from '../../../util/x509.js';
 import { AGENT_CN, AGENT_ORGS, testCa, testClientCert } from './cert-fixtures.js';
-import { keyMatchesCertificate, readCertificateInfo, splitPemBlocks } from './native-cert.js';
+import { keyMatchesCertificate, readCertificateInfo } from '../../../util/native-cert.js';
+import { splitPemBlocks } from '../../../util/pem.js';
 import { createEcCsr, generateEcPrivateKeyPem } from './native-csr.js';
 
 test('should create an ECDSA P-256 CSR that parses and verifies, with the subject and DNS SANs', async () => {

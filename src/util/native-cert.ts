@@ -1,9 +1,10 @@
-// Certificate reading for the agent's hot paths with Node's native X509 support only: the subject
-// CN/O/OU and the validity period of a DER certificate, and whether a private key matches a
-// certificate. The agent checks its hub client certificate every few seconds (liveness, controllers);
-// @peculiar/x509 (src/util/x509.ts) is only loaded where a CSR is created.
+// Certificate reading with Node's native X509 support and the DER walker only: the subject CN/O/OU
+// and the validity period of a DER certificate, and whether a private key matches a certificate.
+// The agent checks its hub client certificate every few seconds (liveness, controllers) and never
+// loads @peculiar/x509 (about 19 MiB); the server's X.509 helpers share the key check.
 
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { decodeOid, derChildren, readDer } from './der.js';
 
 export interface NativeCertInfo {
   commonName: string;
@@ -11,55 +12,6 @@ export interface NativeCertInfo {
   organizationalUnits: string[];
   notBefore: Date;
   notAfter: Date;
-}
-
-export { splitPemBlocks, type PemBlock } from '../../../util/pem.js';
-
-interface Tlv {
-  tag: number;
-  contentStart: number;
-  end: number;
-}
-
-function readTlv(buf: Buffer, offset: number, limit: number): Tlv {
-  if (offset + 2 > limit) throw new Error('truncated DER');
-  const tag = buf[offset]!;
-  let len = buf[offset + 1]!;
-  let p = offset + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4 || p + n > limit) throw new Error('bad DER length');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + buf[p + i]!;
-    p += n;
-  }
-  if (p + len > limit) throw new Error('truncated DER');
-  return { tag, contentStart: p, end: p + len };
-}
-
-/** Children of a constructed TLV. */
-function children(buf: Buffer, parent: Tlv): Tlv[] {
-  const out: Tlv[] = [];
-  for (let p = parent.contentStart; p < parent.end; ) {
-    const t = readTlv(buf, p, parent.end);
-    out.push(t);
-    p = t.end;
-  }
-  return out;
-}
-
-function oidString(b: Buffer): string {
-  if (b.length === 0) return '';
-  const parts = [Math.floor(b[0]! / 40), b[0]! % 40];
-  let v = 0;
-  for (let i = 1; i < b.length; i++) {
-    v = v * 128 + (b[i]! & 0x7f);
-    if ((b[i]! & 0x80) === 0) {
-      parts.push(v);
-      v = 0;
-    }
-  }
-  return parts.join('.');
 }
 
 function decodeString(tag: number, b: Buffer): string {
@@ -98,16 +50,16 @@ const OID_OU = '2.5.4.11';
 export function readCertificateInfo(der: Buffer): NativeCertInfo {
   // OpenSSL rejects malformed certificates; the walk below only reads the fields we need.
   new X509Certificate(der);
-  const cert = readTlv(der, 0, der.length);
-  const tbs = children(der, cert)[0];
+  const cert = readDer(der, 0);
+  const tbs = derChildren(der, cert)[0];
   if (!tbs || tbs.tag !== 0x30) throw new Error('bad certificate structure');
-  const fields = children(der, tbs);
+  const fields = derChildren(der, tbs);
   let i = fields[0]?.tag === 0xa0 ? 1 : 0; // [0] version
   i += 3; // serialNumber, signature, issuer
   const validity = fields[i];
   const subject = fields[i + 1];
   if (!validity || validity.tag !== 0x30 || !subject || subject.tag !== 0x30) throw new Error('bad certificate structure');
-  const [nb, na] = children(der, validity);
+  const [nb, na] = derChildren(der, validity);
   if (!nb || !na) throw new Error('bad certificate validity');
   const info: NativeCertInfo = {
     commonName: '',
@@ -117,11 +69,11 @@ export function readCertificateInfo(der: Buffer): NativeCertInfo {
     notAfter: decodeTime(na.tag, der.toString('latin1', na.contentStart, na.end)),
   };
   let cnSeen = false;
-  for (const rdn of children(der, subject)) {
-    for (const atv of children(der, rdn)) {
-      const [oid, value] = children(der, atv);
+  for (const rdn of derChildren(der, subject)) {
+    for (const atv of derChildren(der, rdn)) {
+      const [oid, value] = derChildren(der, atv);
       if (!oid || !value || oid.tag !== 0x06) continue;
-      const type = oidString(der.subarray(oid.contentStart, oid.end));
+      const type = decodeOid(der.subarray(oid.contentStart, oid.end));
       const text = decodeString(value.tag, der.subarray(value.contentStart, value.end));
       if (type === OID_CN && !cnSeen) {
         info.commonName = text;
