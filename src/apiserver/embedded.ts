@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import {
-  accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer, createServiceAccountTokens, rbacStrategyOverrides,
+  accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer, createServiceAccountTokens, rbacEscalationAdmission,
+  rbacStrategyOverrides,
 } from './auth/index.js';
 import type { ServerTimings } from './http/server-context.js';
 import type { AdmissionPlugin, BuiltinController } from './pipeline.js';
@@ -83,7 +84,7 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
       log,
       authenticator,
       authorizer,
-      admission: [...csr.admission, ...(opts.admission ?? [])],
+      admission: [rbacEscalationAdmission({ authorizer }), ...csr.admission, ...(opts.admission ?? [])],
       controllers: [...csr.controllers, ...(opts.extraControllers ?? [])],
       strategies,
       subresources: {

@@ -163,7 +163,13 @@ function sameMap(a: Record<string, string>, b: Record<string, string>): boolean 
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
 
-/** The embedded hub's own controller identity (ocm-ts; not an OCM object): what the controllers use. */
+/**
+ * The embedded hub's own controller identity (ocm-ts; not an OCM object): what the controllers use.
+ * The server refuses RBAC that grants more than its author holds, so besides what the controllers
+ * do themselves this holds every permission of the per-cluster and common roles they write (CSR
+ * create, renew, lease update, ManifestWork update), as OCM's registration controller role does. It
+ * has neither `escalate` nor `bind`: it cannot grant anything beyond that.
+ */
 export const HUB_CONTROLLER_CLUSTER_ROLE = 'open-cluster-management:ocm-ts:hub-controller';
 export const HUB_CONTROLLER_USER = 'ocm-ts:hub-controller';
 export function hubControllerClusterRole(): ClusterRole {
@@ -178,15 +184,18 @@ export function hubControllerClusterRole(): ClusterRole {
       { apiGroups: [GROUP_CLUSTER], resources: ['managedclusters/status', 'managedclustersets/status', 'managedclustersetbindings/status'], verbs: ['patch', 'update'] },
       // Auto-accept (ManagedClusterAutoApproval) sets spec.hubAcceptsClient, which admission guards with this virtual subresource.
       { apiGroups: [GROUP_REGISTER], resources: ['managedclusters/accept'], verbs: ['update'] },
+      // Granted to every accepted cluster's agent by its ClusterRole.
+      { apiGroups: [GROUP_REGISTER], resources: ['managedclusters/clientcertificates'], verbs: ['renew'] },
       { apiGroups: [GROUP_ADDON], resources: ['managedclusteraddons'], verbs: ['get', 'list', 'watch', 'delete'] },
       { apiGroups: [GROUP_ADDON], resources: ['managedclusteraddons/status'], verbs: ['patch', 'update'] },
-      { apiGroups: [GROUP_WORK], resources: ['manifestworks'], verbs: ['get', 'list', 'watch', 'delete'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create'] },
-      { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [GROUP_WORK], resources: ['manifestworks'], verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete'] },
+      { apiGroups: [GROUP_WORK], resources: ['manifestworks/status'], verbs: ['patch', 'update'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
+      { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['get', 'list', 'watch', 'create'] },
       { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests/approval'], verbs: ['update'] },
       { apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['kubernetes.io/kube-apiserver-client'], verbs: ['approve'] },
       { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
-      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'], verbs: [...rw, 'escalate', 'bind'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'], verbs: rw },
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
       { apiGroups: ['events.k8s.io', ''], resources: ['events'], verbs: ['create', 'patch', 'update'] },
     ],

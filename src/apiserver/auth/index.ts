@@ -15,3 +15,4 @@ export { parseBootstrapToken, checkBootstrapToken, BOOTSTRAPPERS_GROUP, BOOTSTRA
 export { ruleAllows, serviceAccountUsername } from './rbac-rules.js';
 export type { PolicyRule, Subject, RoleRef } from './rbac-rules.js';
 export { rbacStrategyOverrides } from './rbac-strategy.js';
+export { rbacEscalationAdmission } from './rbac-escalation.js';
