@@ -1,9 +1,11 @@
-// Request body reading (3 MiB limit, §1) and decoding (JSON, YAML for create/update).
+// Request body reading (3 MiB limit) and decoding (JSON, YAML for create/update), refusing documents
+// nested deeper than the server's recursive code can take.
 
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ACCEPTED_BODY, mediaType } from './negotiate.js';
 import { errors } from './errors.js';
+import { jsonTextTooDeep, nestingDepthMessage, valueTooDeep } from './json-depth.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -47,6 +49,7 @@ export function decodeObjectBody(buf: Buffer, contentType: string | undefined, o
   const mt = mediaType(contentType);
   const text = buf.toString('utf8');
   if (mt === '' || mt === 'application/json' || mt === '*/*') {
+    if (jsonTextTooDeep(text)) throw errors.badRequest(`the object provided is unrecognized (unable to decode JSON: ${nestingDepthMessage()})`);
     try {
       return JSON.parse(text) as unknown;
     } catch (err) {
@@ -54,11 +57,14 @@ export function decodeObjectBody(buf: Buffer, contentType: string | undefined, o
     }
   }
   if (opts.yamlAllowed && (mt === 'application/yaml' || mt === 'application/apply-patch+yaml')) {
+    let doc: unknown;
     try {
-      return parseYaml(text) as unknown;
+      doc = parseYaml(text) as unknown;
     } catch (err) {
       throw errors.badRequest(`the object provided is unrecognized (unable to decode YAML: ${err instanceof Error ? err.message : String(err)})`);
     }
+    if (valueTooDeep(doc)) throw errors.badRequest(`the object provided is unrecognized (unable to decode YAML: ${nestingDepthMessage()})`);
+    return doc;
   }
   throw errors.unsupportedMediaType(ACCEPTED_BODY);
 }

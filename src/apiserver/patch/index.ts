@@ -5,6 +5,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { KubeObject } from '../../api/meta.js';
 import { ApiError, errors, fieldErrors, type FieldError } from '../http/errors.js';
+import { nestingDepthMessage, valueTooDeep } from '../http/json-depth.js';
 import type { JSONSchemaProps } from '../registry/schema/types.js';
 import { applyTypeFromFieldMeta, applyTypeFromSchema, type ApplyType } from './apply-types.js';
 import { applyJsonPatch, decodeJsonPatch } from './json-patch.js';
@@ -86,12 +87,14 @@ function decodeApplyBody(body: string): JsonObject {
   let doc: unknown;
   const json = parseJson(body);
   if (json.ok) doc = json.value;
+  else if (json.error === nestingDepthMessage()) throw errors.badRequest(`error decoding YAML: ${json.error}`);
   else {
     try {
       doc = parseYaml(body) as unknown;
     } catch (e) {
       throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
     }
+    if (valueTooDeep(doc)) throw errors.badRequest(`error decoding YAML: ${nestingDepthMessage()}`);
   }
   if (!isPlainObject(doc)) throw errors.badRequest('error decoding YAML: the applied configuration must be an object');
   return doc;

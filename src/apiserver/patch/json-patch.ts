@@ -4,6 +4,7 @@
 // more than 10 000 operations → 413.
 
 import { ApiError, errors } from '../http/errors.js';
+import { jsonTextTooDeep, nestingDepthMessage } from '../http/json-depth.js';
 import { deepEqual, isPlainObject, type JsonValue } from './json.js';
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -19,6 +20,7 @@ const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
 /** Decodes and checks the shape of a JSON Patch body; throws 400/413 ApiErrors. */
 export function decodeJsonPatch(body: string): JsonPatchOperation[] {
+  if (jsonTextTooDeep(body)) throw errors.badRequest(`error decoding patch: ${nestingDepthMessage()}`);
   let doc: unknown;
   try {
     doc = JSON.parse(body);

@@ -1,5 +1,7 @@
 // JSON value helpers shared by the patch algorithms.
 
+import { jsonTextTooDeep, nestingDepthMessage } from '../http/json-depth.js';
+
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 export type JsonObject = { [k: string]: JsonValue };
 
@@ -21,10 +23,12 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** Parses a JSON body; `what` names it in the error. Throws SyntaxError-derived messages. */
+/** Parses a JSON body; a syntax error or a document nested too deeply comes back as `error`. */
 export function parseJson(body: string | Buffer): { ok: true; value: JsonValue } | { ok: false; error: string } {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (jsonTextTooDeep(text)) return { ok: false, error: nestingDepthMessage() };
   try {
-    return { ok: true, value: JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as JsonValue };
+    return { ok: true, value: JSON.parse(text) as JsonValue };
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }
