@@ -135,6 +135,14 @@ export const errors = {
   tooLarge(limitBytes: number): ApiError {
     return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`);
   },
+  /**
+   * An object larger than the store keeps. kube-apiserver passes etcd's refusal on as a 500; this
+   * server answers 413 and states the limit, so the client knows the write can never succeed.
+   */
+  objectTooLarge(qr: QualifiedResource, name: string, sizeBytes: number, limitBytes: number): ApiError {
+    return new ApiError(413, 'RequestEntityTooLarge',
+      `Request entity too large: ${qualified(qr)} "${name}" is ${sizeBytes} bytes once encoded, limit is ${limitBytes}`, details(qr, name));
+  },
   tooManyRequests(message: string, retryAfterSeconds: number): ApiError {
     return new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds });
   },

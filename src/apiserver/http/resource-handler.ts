@@ -8,6 +8,8 @@ import type { RequestScope } from '../registry/rest-context.js';
 import { deleteObject, type DeleteOptions } from '../registry/rest-deletes.js';
 import { getObject, listObjects, parseRv } from '../registry/rest-reads.js';
 import { createObject, loadCurrent, updateObject, whenRevisionStored, whenStored } from '../registry/rest-writes.js';
+import { builtinSchema } from '../registry/builtin-schemas.js';
+import { pruneObject, reportUnknownFields, type FieldValidation } from '../registry/schema/index.js';
 import type { ServedResource } from '../registry/types.js';
 import { prefixOf, toWire } from '../registry/versions.js';
 import { decodeObjectBody, readBody } from './body.js';
@@ -39,11 +41,17 @@ function boolParam(q: URLSearchParams, name: string): boolean | undefined {
   }
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** An integer query parameter; like kube-apiserver, a value that does not fit an int64 is a 400. */
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^-?[0-9]+$/.test(v)) throw errors.badRequest(`invalid value for ${name}: "${v}" is not an integer`);
-  return Number(v);
+  if (!/^[-+]?[0-9]+$/.test(v)) throw errors.badRequest(`invalid value for ${name}: "${v}" is not an integer`);
+  const n = BigInt(v);
+  if (n < INT64_MIN || n > INT64_MAX) throw errors.badRequest(`invalid value for ${name}: "${v}": value out of range`);
+  return Number(n);
 }
 
 export function dryRunOf(q: URLSearchParams): boolean {
@@ -55,13 +63,27 @@ export function dryRunOf(q: URLSearchParams): boolean {
   return true;
 }
 
-/** Checks apiVersion/kind of a body against the URL; fills them when absent. */
+/**
+ * Checks apiVersion/kind of a body against the URL. Built-in kinds get them filled in when absent
+ * (kube-apiserver decodes into the type the URL names); a custom resource must carry its kind and
+ * apiVersion, as kube-apiserver's unstructured decoding requires.
+ */
 export function checkTypeMeta(body: unknown, served: ServedResource, version: string): KubeObject {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw errors.badRequest('the object provided is unrecognized: the body must be a JSON object');
   }
   const obj = body as KubeObject;
   const expected = apiVersionOf({ group: served.def.group, version });
+  if (served.custom) {
+    if (obj.kind === undefined || obj.kind === '') {
+      const kind = served.def.kind;
+      const dataVersion = typeof obj.apiVersion === 'string' && obj.apiVersion !== '' ? (obj.apiVersion.split('/').pop() ?? '') : version;
+      throw errors.badRequest(`${kind} in version ${JSON.stringify(dataVersion)} cannot be handled as a ${kind}: Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
+    }
+    if (obj.apiVersion === undefined || obj.apiVersion === '') {
+      throw errors.badRequest(`the API version in the data () does not match the expected API version (${expected})`);
+    }
+  }
   if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
     throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`);
   }
@@ -76,9 +98,37 @@ export function checkTypeMeta(body: unknown, served: ServedResource, version: st
 
 function watchTimeoutMs(ctx: ServerContext, q: URLSearchParams): number {
   const t = intParam(q, 'timeoutSeconds');
+  // As on kube-apiserver, a negative timeout has already expired: the watch ends at once.
+  if (t !== undefined && t < 0) return 0;
   if (t !== undefined && t > 0) return t * 1000;
   const min = ctx.timings.minRequestTimeoutMs;
   return min + Math.floor(ctx.random() * min);
+}
+
+/** The `fieldValidation` query value; 400 for anything but Ignore, Warn and Strict. */
+function fieldValidationOf(q: URLSearchParams): FieldValidation | undefined {
+  const fv = q.get('fieldValidation');
+  if (fv === null || fv === '') return undefined;
+  if (fv !== 'Ignore' && fv !== 'Warn' && fv !== 'Strict') {
+    throw errors.badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
+  }
+  return fv;
+}
+
+/**
+ * Prunes the unknown fields of a create-only request (reviews, TokenRequest) in place with the
+ * kind's built-in schema; returns the warnings to send (400 under fieldValidation=Strict).
+ */
+function pruneCreateOnly(obj: KubeObject, type: { group: string; kind: string }, version: string, q: URLSearchParams): string[] {
+  const warnings: string[] = [];
+  const schema = builtinSchema(type.group, version, type.kind);
+  if (schema) reportUnknownFields(pruneObject(schema, obj), fieldValidationOf(q), warnings);
+  return warnings;
+}
+
+function sendCreated(res: ServerResponse, obj: unknown, warnings: string[]): void {
+  if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  sendJson(res, 201, obj);
 }
 
 function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
@@ -120,8 +170,9 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
     const buf = await readBody(r.req, ctx.maxBodyBytes);
     const body = decodeObjectBody(buf, r.req.headers['content-type'], { yamlAllowed: true });
     const obj = checkTypeMeta(body, { def: virtual.def } as ServedResource, info.version);
+    const warnings = pruneCreateOnly(obj, virtual.def, info.version, query);
     const out = await virtual.create(obj, { user: r.user, namespace: info.namespace, authorizer: ctx.authorizer, store: ctx.store });
-    sendJson(res, 201, out);
+    sendCreated(res, out, warnings);
     return;
   }
   const resolved = ctx.registry.resolve(info.group, info.version, info.resource);
@@ -138,14 +189,11 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
   if (!verbs.includes(info.verb)) throw errors.methodNotSupported(qr, info.verb);
   if (served.def.namespaced && !namespace && !['list', 'watch'].includes(info.verb)) throw errors.noSuchResource();
   const dryRun = dryRunOf(query);
-  const fv = query.get('fieldValidation');
-  if (fv !== null && fv !== '' && !['Ignore', 'Warn', 'Strict'].includes(fv)) {
-    throw errors.badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
-  }
+  const fv = fieldValidationOf(query);
   const warnings: string[] = [];
   const scope: RequestScope = {
     user: r.user, served, version, namespace, dryRun, warnings,
-    ...(fv === 'Ignore' || fv === 'Warn' || fv === 'Strict' ? { fieldValidation: fv } : {}),
+    ...(fv ? { fieldValidation: fv } : {}),
   };
 
   const isList = info.verb === 'list';
@@ -225,7 +273,8 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
         const body = decodeObjectBody(buf, r.req.headers['content-type'], { yamlAllowed: true });
         if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the request body must be an object');
         const obj = body as KubeObject;
-        sendJson(res, 201, subDef.create({ ...obj, metadata: obj.metadata ?? {} }, { namespace, name, user: r.user }));
+        const subWarnings = subDef.kind ? pruneCreateOnly(obj, { group: subDef.kind.group, kind: subDef.kind.kind }, subDef.kind.version, query) : [];
+        sendCreated(res, subDef.create({ ...obj, metadata: obj.metadata ?? {} }, { namespace, name, user: r.user }), subWarnings);
         return;
       }
       if (sub) throw errors.methodNotSupported(qr, 'create');

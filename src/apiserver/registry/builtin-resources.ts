@@ -2,6 +2,7 @@
 
 import type { KubeObject } from '../../api/meta.js';
 import type { ResourceDef } from '../pipeline.js';
+import { builtinSchema } from './builtin-schemas.js';
 import {
   configMapStrategy, leaseStrategy, namespaceStrategy, noStrategy, secretStrategy,
 } from './builtin-strategies.js';
@@ -29,10 +30,18 @@ interface BuiltinSpec {
   toVersion?: (o: KubeObject, v: string) => KubeObject;
   fromVersion?: (o: KubeObject, v: string) => KubeObject;
   categories?: string[];
+  /** Largest stored object in bytes, where the kind is known to stay small. */
+  maxObjectBytes?: number;
 }
+
+/** A CSR carries one PEM request of a few KiB; its status one certificate chain. */
+export const MAX_CSR_BYTES = 64 * 1024;
+/** A Lease holds a holder identity and a few timestamps. */
+export const MAX_LEASE_BYTES = 32 * 1024;
 
 function builtin(s: BuiltinSpec): ServedResource {
   const subresources = s.subresources ?? [];
+  const schema = builtinSchema(s.group, s.version, s.kind);
   const def: ResourceDef = {
     group: s.group,
     versions: [s.version],
@@ -60,6 +69,8 @@ function builtin(s: BuiltinSpec): ServedResource {
     toVersion: s.toVersion,
     fromVersion: s.fromVersion,
     strategicMergePatch: true,
+    ...(schema ? { pruningSchemas: { [s.version]: schema } } : {}),
+    ...(s.maxObjectBytes !== undefined ? { maxObjectBytes: s.maxObjectBytes } : {}),
   };
 }
 
@@ -106,10 +117,10 @@ export function builtinResources(overrides: BuiltinStrategyOverrides = {}, extra
       storage: { group: '', resource: 'events' },
       toVersion: (o) => coreToEventsV1(o), fromVersion: (o) => eventsV1ToCore(o),
     },
-    { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, strategy: leaseStrategy },
+    { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, strategy: leaseStrategy, maxObjectBytes: MAX_LEASE_BYTES },
     {
       group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest',
-      namespaced: false, shortNames: ['csr'], nameRule: 'path',
+      namespaced: false, shortNames: ['csr'], nameRule: 'path', maxObjectBytes: MAX_CSR_BYTES,
       subresources: [{ name: 'approval', mode: 'strategy', verbs: SUB_VERBS }, statusSub],
     },
     { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true, nameRule: 'path' },

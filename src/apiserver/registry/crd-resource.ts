@@ -3,6 +3,7 @@
 
 import type { KubeObject } from '../../api/meta.js';
 import { FULL_VERBS } from './builtin-resources.js';
+import { builtinSchema } from './builtin-schemas.js';
 import { crdWarnings, validateCustomResourceDefinition } from './schema/index.js';
 import type { ResourceStrategy, ServedResource } from './types.js';
 
@@ -112,5 +113,6 @@ export function crdResource(): ServedResource {
     subresources: [{ name: 'status', mode: 'status', verbs: ['get', 'patch', 'update'] }],
     strategy: crdStrategy(),
     strategicMergePatch: true,
+    pruningSchemas: { v1: builtinSchema(CRD_GROUP, 'v1', 'CustomResourceDefinition') ?? {} },
   };
 }

@@ -2,9 +2,10 @@
 // versions; objects stored in the storage version, other versions by rewriting apiVersion.
 
 import type { KubeObject } from '../../api/meta.js';
-import { errors, type FieldError } from '../http/errors.js';
+import type { FieldError } from '../http/errors.js';
 import { FULL_VERBS } from './builtin-resources.js';
 import type { CrdSpec, CrdVersion } from './crd-resource.js';
+import { reportUnknownFields } from './schema/index.js';
 import type { PrinterColumn, ResourceStrategy, ServedResource, StrategyContext } from './types.js';
 
 /** Structural-schema operations on one version's openAPIV3Schema (provided by the schema module). */
@@ -41,11 +42,7 @@ export function customResource(spec: CrdSpec, ops: SchemaOps | undefined): Serve
     const schema = schemaFor(ctx);
     if (!ops || !schema) return;
     ops.applyDefaults(obj, schema);
-    const pruned = ops.prune(obj, schema);
-    if (pruned.length === 0 || ctx.fieldValidation === 'Ignore') return;
-    const texts = pruned.map((p) => `unknown field ${JSON.stringify(p)}`);
-    if (ctx.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${texts.join(', ')}`);
-    ctx.warnings?.push(...texts);
+    reportUnknownFields(ops.prune(obj, schema), ctx.fieldValidation, ctx.warnings);
   };
   const strategy: ResourceStrategy = {
     prepareForCreate: prepare,

@@ -3,13 +3,21 @@
 
 import type { KubeObject, ObjectMeta } from '../../api/meta.js';
 import { ApiError, errors, fieldErrors, type FieldError } from '../http/errors.js';
+import { MAX_NESTING_DEPTH, nestingDepthMessage, valueTooDeep } from '../http/json-depth.js';
 import type { StoredObject } from '../storage/types.js';
 import { generateName, jsonEqual, rfc3339, specPart, validateMetaFields, validateName } from './object-meta.js';
 import {
   invalid, qr, runAdmission, translateStoreError, type RegistryContext, type RequestScope,
 } from './rest-context.js';
+import { pruneObject, reportUnknownFields } from './schema/index.js';
 import type { StrategyContext } from './types.js';
 import { keyOf, toStorage } from './versions.js';
+
+/**
+ * Largest object stored, in bytes of JSON: etcd's default request limit (1.5 MiB), which
+ * kube-apiserver inherits. Kinds known to stay small set a lower `maxObjectBytes`.
+ */
+export const MAX_OBJECT_BYTES = 1536 * 1024;
 
 export interface WriteResult {
   object: KubeObject;
@@ -67,9 +75,34 @@ function normaliseMeta(meta: unknown): ObjectMeta {
   return meta as ObjectMeta;
 }
 
+/**
+ * The incoming wire-form object as the registry works on it: refused when nested too deeply for the
+ * recursive code that follows, copied, stripped of the fields its kind does not define (built-ins;
+ * reported as `fieldValidation` asks) and converted to the storage version.
+ */
+function decodeIncoming(scope: RequestScope, body: KubeObject): KubeObject {
+  if (valueTooDeep(body, MAX_NESTING_DEPTH)) {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${scope.served.def.kind}): ${nestingDepthMessage()}`);
+  }
+  const copy = structuredClone(body);
+  const schema = scope.served.pruningSchemas?.[scope.version];
+  if (schema) reportUnknownFields(pruneObject(schema, copy), scope.fieldValidation, scope.warnings);
+  return toStorage(scope.served, scope.version, copy);
+}
+
+/**
+ * 413 when the object to store is larger than its kind allows; checked before validation, so an
+ * oversized payload is refused before any work is spent parsing it.
+ */
+function checkObjectSize(scope: RequestScope, obj: KubeObject): void {
+  const limit = scope.served.maxObjectBytes ?? MAX_OBJECT_BYTES;
+  const size = Buffer.byteLength(JSON.stringify(obj));
+  if (size > limit) throw errors.objectTooLarge(qr(scope.served), obj.metadata.name ?? '', size, limit);
+}
+
 export function createObject(ctx: RegistryContext, scope: RequestScope, body: KubeObject): WriteResult {
   const { served } = scope;
-  const obj = toStorage(served, scope.version, structuredClone(body));
+  const obj = decodeIncoming(scope, body);
   obj.metadata = { ...normaliseMeta(obj.metadata) };
   const meta = obj.metadata;
   if (served.def.namespaced) {
@@ -94,6 +127,7 @@ export function createObject(ctx: RegistryContext, scope: RequestScope, body: Ku
   meta.creationTimestamp = rfc3339(ctx.now());
   if (served.tracksGeneration) meta.generation = 1;
   runAdmission(ctx, scope, 'CREATE', '', meta.name ?? '', obj, undefined, 'mutate');
+  checkObjectSize(scope, obj);
   validateCommon(scope, obj, undefined, sctx);
   runAdmission(ctx, scope, 'CREATE', '', meta.name ?? '', obj, undefined, 'validate');
   if (scope.dryRun) return { object: obj, created: true };
@@ -175,9 +209,13 @@ export function updateObject(
 ): WriteResult {
   const { served } = scope;
   const sub = opts.subresource;
-  const incoming = toStorage(served, scope.version, structuredClone(body));
+  const incoming = decodeIncoming(scope, body);
   const inMeta = normaliseMeta(incoming.metadata);
-  if (inMeta.name !== undefined && inMeta.name !== name) {
+  if (!inMeta.name) {
+    // kube-apiserver needs the name in the body of an update, so a patch cannot blank an object out.
+    throw errors.badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+  }
+  if (inMeta.name !== name) {
     throw errors.badRequest(`the name of the object (${inMeta.name}) does not match the name on the URL (${name})`);
   }
   if (served.def.namespaced && inMeta.namespace && inMeta.namespace !== scope.namespace) {
@@ -202,6 +240,7 @@ export function updateObject(
   served.strategy.prepareForUpdate?.(obj, old, sctx);
   obj.metadata.name = name;
   runAdmission(ctx, scope, 'UPDATE', sub, name, obj, old, 'mutate');
+  checkObjectSize(scope, obj);
   validateCommon(scope, obj, old, sctx);
   runAdmission(ctx, scope, 'UPDATE', sub, name, obj, old, 'validate');
   if (served.tracksGeneration && !jsonEqual(specPart(obj, served.hasStatus), specPart(old, served.hasStatus))) {

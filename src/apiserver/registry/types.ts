@@ -5,6 +5,7 @@ import type { KubeObject } from '../../api/meta.js';
 import type { FieldError } from '../http/errors.js';
 import type { Authorizer, ResourceDef, UserInfo } from '../pipeline.js';
 import type { Store } from '../storage/types.js';
+import type { JSONSchemaProps } from './schema/types.js';
 
 export interface StrategyContext {
   user: UserInfo;
@@ -93,6 +94,13 @@ export interface ServedResource {
   fromVersion?(obj: KubeObject, version: string): KubeObject;
   /** Whether the `kubernetes.io/strategic-merge-patch` content type is accepted. */
   strategicMergePatch: boolean;
+  /**
+   * Built-in kinds: structural schema by served version. Unknown fields of incoming objects are
+   * pruned with it and reported as `fieldValidation` asks (custom resources prune in their strategy).
+   */
+  pruningSchemas?: Record<string, JSONSchemaProps>;
+  /** Largest stored object, in bytes of JSON (default: the server-wide limit). */
+  maxObjectBytes?: number;
 }
 
 export interface VirtualResourceContext {

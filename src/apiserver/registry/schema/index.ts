@@ -45,9 +45,22 @@ export function unknownFieldMessages(pruned: string[]): string[] {
   return pruned.map((p) => `unknown field ${JSON.stringify(p)}`);
 }
 
-/** The 400 of `fieldValidation=Strict` when fields were pruned (spec §12.4). */
+/** The 400 of `fieldValidation=Strict` when fields were pruned. */
 export function strictDecodingError(pruned: string[]): ApiError {
   return errors.badRequest(`strict decoding error: ${unknownFieldMessages(pruned).join(', ')}`);
+}
+
+/** The `fieldValidation` directive of a write: Warn unless the request says otherwise. */
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/**
+ * Reports pruned (unknown) fields as `fieldValidation` asks: nothing for Ignore, the 400 of Strict,
+ * or one warning per field for Warn, the default.
+ */
+export function reportUnknownFields(pruned: string[], mode: FieldValidation | undefined, warnings: string[] | undefined): void {
+  if (pruned.length === 0 || mode === 'Ignore') return;
+  if (mode === 'Strict') throw strictDecodingError(pruned);
+  warnings?.push(...unknownFieldMessages(pruned));
 }
 
 export { applyDefaults } from './defaulting.js';
