@@ -5,6 +5,16 @@ import assert from 'node:assert/strict';
 import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
 import { rawClient, type RawClient } from '../helpers/raw-client.js';
 
+/** A ConfigMap-shaped document whose data nests `depth` objects deep. */
+function deepJson(depth: number, name: string): string {
+  return `{"metadata":{"name":"${name}"},"data":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+}
+
+/** A continue token in the server's encoding, with forged contents. */
+function token(contents: object): string {
+  return encodeURIComponent(Buffer.from(JSON.stringify(contents)).toString('base64url'));
+}
+
 describe('apiserver bad input', () => {
   let srv: TestApiServer;
   let raw: RawClient;
@@ -43,6 +53,28 @@ describe('apiserver bad input', () => {
     { name: 'bad dryRun', method: 'POST', path: `${CM}?dryRun=Some`, body: { metadata: { name: 'x' } }, code: 400, reason: 'BadRequest' },
     { name: 'name mismatch on update', method: 'PUT', path: `${CM}/kube-root-ca.crt`, body: { metadata: { name: 'other' } }, code: 400, reason: 'BadRequest', message: /^the name of the object \(other\) does not match the name on the URL \(kube-root-ca.crt\)$/ },
     { name: 'sendInitialEvents on list', method: 'GET', path: `${CM}?sendInitialEvents=true`, code: 422, reason: 'Invalid' },
+    // Hostile requests: each was a 500 (or a 200) before.
+    { name: 'JSON nested 1,900 deep', method: 'POST', path: CM, body: deepJson(1900, 'deep'), code: 400, reason: 'BadRequest', message: /exceeded max depth of 512/ },
+    { name: 'JSON arrays nested 5,000 deep', method: 'POST', path: CM, body: `{"metadata":{"name":"deep"},"x":${'['.repeat(5000)}${']'.repeat(5000)}}`, code: 400, reason: 'BadRequest', message: /exceeded max depth/ },
+    { name: 'YAML nested 1,900 deep', method: 'POST', path: CM, body: `metadata: {name: deep}\nx: ${'['.repeat(1900)}${']'.repeat(1900)}\n`, headers: { 'content-type': 'application/yaml' }, code: 400, reason: 'BadRequest' },
+    { name: 'merge patch nested 1,900 deep', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: deepJson(1900, 'kube-root-ca.crt'), headers: { 'content-type': 'application/merge-patch+json' }, code: 400, reason: 'BadRequest' },
+    { name: 'JSON patch value nested 1,900 deep', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: `[{"op":"add","path":"/x","value":${'{"a":'.repeat(1900)}1${'}'.repeat(1900)}}]`, headers: { 'content-type': 'application/json-patch+json' }, code: 400, reason: 'BadRequest' },
+    { name: 'apply nested 1,900 deep', method: 'PATCH', path: `${CM}/kube-root-ca.crt?fieldManager=m`, body: deepJson(1900, 'kube-root-ca.crt'), headers: { 'content-type': 'application/apply-patch+yaml' }, code: 400, reason: 'BadRequest' },
+    { name: 'bytes that are not UTF-8 in an object name', method: 'GET', path: `${CM}/%ff%fe`, code: 404, reason: 'NotFound' },
+    { name: 'a malformed escape in the path', method: 'GET', path: '/api/v1/namespaces/%zz/configmaps', code: 400, reason: 'BadRequest', message: /^invalid URL escape "%zz"$/ },
+    { name: 'a limit beyond int64', method: 'GET', path: `${CM}?limit=99999999999999999999`, code: 400, reason: 'BadRequest', message: /limit.*out of range/ },
+    { name: 'a timeoutSeconds beyond int64', method: 'GET', path: `${CM}?watch=true&timeoutSeconds=-99999999999999999999`, code: 400, reason: 'BadRequest' },
+    { name: 'a continue token with a negative revision', method: 'GET', path: `${CM}?limit=1&continue=${token({ v: 1, rv: -5, start: '/core/configmaps/default/a' })}`, code: 400, reason: 'BadRequest', message: /^continue key is not valid/ },
+    { name: 'a continue token with a huge revision', method: 'GET', path: `${CM}?limit=1&continue=${token({ v: 1, rv: 1e30, start: '/core/configmaps/default/a' })}`, code: 400, reason: 'BadRequest', message: /^continue key is not valid/ },
+    { name: 'a continue token with a fractional revision', method: 'GET', path: `${CM}?limit=1&continue=${token({ v: 1, rv: 1.5, start: '/core/configmaps/default/a' })}`, code: 400, reason: 'BadRequest', message: /^continue key is not valid/ },
+    { name: 'a continue token with a future revision', method: 'GET', path: `${CM}?limit=1&continue=${token({ v: 1, rv: 999_999_999, start: '/core/configmaps/default/a' })}`, code: 400, reason: 'BadRequest', message: /^continue key is not valid: resourceVersion 999999999 is newer/ },
+    { name: 'a continue token for another list', method: 'GET', path: `${CM}?limit=1&continue=${token({ v: 1, rv: 1, start: '/core/secrets/kube-system/a' })}`, code: 400, reason: 'BadRequest', message: /^continue key is not valid/ },
+    { name: 'a continue token without a start key', method: 'GET', path: `${CM}?limit=1&continue=${token({ v: 1, rv: 1, start: '' })}`, code: 400, reason: 'BadRequest', message: /encoded start key empty/ },
+    { name: 'a continue token that is not base64 JSON', method: 'GET', path: `${CM}?limit=1&continue=%25%25%25`, code: 400, reason: 'BadRequest', message: /^continue key is not valid/ },
+    { name: 'a strategic merge patch deleting the whole object', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: '{"$patch":"delete"}', headers: { 'content-type': 'application/strategic-merge-patch+json' }, code: 400, reason: 'BadRequest', message: /^the name of the object \(kube-root-ca.crt based on URL\) was undeterminable: name must be provided$/ },
+    { name: 'a merge patch removing metadata', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: '{"metadata":null}', headers: { 'content-type': 'application/merge-patch+json' }, code: 400, reason: 'BadRequest', message: /name must be provided/ },
+    { name: 'an update without a name', method: 'PUT', path: `${CM}/kube-root-ca.crt`, body: { data: {} }, code: 400, reason: 'BadRequest', message: /name must be provided/ },
+    { name: 'an unknown field under fieldValidation=Strict', method: 'POST', path: `${CM}?fieldValidation=Strict`, body: { metadata: { name: 'strict' }, data: {}, foo: 1, spec: { bar: 2 } }, code: 400, reason: 'BadRequest', message: /^strict decoding error: unknown field "foo", unknown field "spec"$/ },
   ];
   for (const c of cases) {
     it(`should answer ${c.code} ${c.reason} for ${c.name}`, async () => {
@@ -55,6 +87,39 @@ describe('apiserver bad input', () => {
       if (c.message) assert.match(res.json.message, c.message);
     });
   }
+
+  it('should leave an object untouched by the refused patches above', async () => {
+    const res = await raw.request('GET', `${CM}/kube-root-ca.crt`);
+    assert.equal(res.status, 200);
+    assert.ok(res.json.data['ca.crt']);
+  });
+
+  it('should list in a namespace whose escaped name is not UTF-8 (nothing there) and take an int64 limit', async () => {
+    const odd = await raw.request('GET', '/api/v1/namespaces/%ff%fe/configmaps');
+    assert.equal(odd.status, 200, odd.text);
+    assert.deepEqual(odd.json.items, []);
+    const big = await raw.request('GET', `${CM}?limit=9223372036854775807`);
+    assert.equal(big.status, 200, big.text);
+    assert.equal(big.json.metadata.continue, undefined);
+  });
+
+  it('should parse `a in ()` as kube-apiserver does: a set holding the empty value', async () => {
+    await raw.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'emptyset' } } });
+    const path = '/api/v1/namespaces/emptyset/configmaps';
+    await raw.request('POST', path, { body: { metadata: { name: 'empty', labels: { a: '' } } } });
+    await raw.request('POST', path, { body: { metadata: { name: 'full', labels: { a: 'x' } } } });
+    const res = await raw.request('GET', `${path}?labelSelector=${encodeURIComponent('a in ()')}`);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['empty']);
+  });
+
+  it('should end a watch with a negative timeoutSeconds at once, as kube-apiserver does', async () => {
+    const w = await raw.stream(`${CM}?watch=true&timeoutSeconds=-1`);
+    assert.equal(w.status, 200);
+    const ended = await Promise.race([w.ended.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 3000))]);
+    w.close();
+    assert.equal(ended, true, 'the watch stayed open');
+  });
 
   it('should answer 413 for a body above 3 MiB and keep serving', async () => {
     const big = JSON.stringify({ metadata: { name: 'big' }, data: { a: 'x'.repeat(3 * 1024 * 1024) } });

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseBool, parseRequestInfo } from './request-info.js';
+import { ApiError } from './errors.js';
+import { decodePathSegment, parseBool, parseRequestInfo } from './request-info.js';
 
 describe('parseRequestInfo', () => {
   const cases: { name: string; method: string; url: string; expected: Record<string, unknown> }[] = [
@@ -31,5 +32,20 @@ describe('parseRequestInfo', () => {
     for (const f of ['0', 'f', 'F', 'false', 'FALSE', 'False']) assert.equal(parseBool(f, 'x'), false);
     assert.equal(parseBool(null, 'x'), undefined);
     assert.throws(() => parseBool('yes', 'x'));
+  });
+});
+
+describe('decodePathSegment', () => {
+  it('should decode escapes, turning bytes that are not UTF-8 into U+FFFD instead of failing', () => {
+    assert.equal(decodePathSegment('a%2Fb%20c'), 'a/b c');
+    assert.equal(decodePathSegment('%C3%A9t%C3%A9'), 'été');
+    assert.equal(decodePathSegment('%ff%fe'), '\ufffd\ufffd');
+    assert.equal(parseRequestInfo('GET', '/api/v1/namespaces/%ff%fe/configmaps', new URLSearchParams()).kind, 'resource');
+  });
+
+  it('should refuse a malformed escape with a 400 Status', () => {
+    for (const bad of ['%', '%f', '%zz', 'a%g1']) {
+      assert.throws(() => decodePathSegment(bad), (e: unknown) => e instanceof ApiError && e.code === 400 && /^invalid URL escape "%/.test(e.message), bad);
+    }
   });
 });

@@ -1,4 +1,7 @@
-// URL grammar (§3.1): request info used for routing and for authorization attributes. Pure.
+// URL grammar: request info used for routing and for authorization attributes. Pure; a path
+// that cannot be decoded is a 400 ApiError.
+
+import { errors } from './errors.js';
 
 export interface ResourceRequestInfo {
   kind: 'resource';
@@ -47,8 +50,31 @@ function nameFromFieldSelector(sel: string | null): string | undefined {
   return undefined;
 }
 
+/**
+ * Percent-decodes one path segment as Go's URL parser does: any escaped byte is accepted, and bytes
+ * that are not UTF-8 become U+FFFD (so such names are simply not found); a malformed escape is a 400.
+ */
+export function decodePathSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  const parts: Buffer[] = [];
+  let i = 0;
+  while (i < segment.length) {
+    const pct = segment.indexOf('%', i);
+    if (pct < 0) {
+      parts.push(Buffer.from(segment.slice(i), 'utf8'));
+      break;
+    }
+    if (pct > i) parts.push(Buffer.from(segment.slice(i, pct), 'utf8'));
+    const hex = segment.slice(pct + 1, pct + 3);
+    if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw errors.badRequest(`invalid URL escape ${JSON.stringify(segment.slice(pct, pct + 3))}`);
+    parts.push(Buffer.from([parseInt(hex, 16)]));
+    i = pct + 3;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
 export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
-  const segs = pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+  const segs = pathname.split('/').filter((s) => s !== '').map(decodePathSegment);
   const httpVerb = method.toUpperCase();
   const nonResource = (): NonResourceRequestInfo => ({ kind: 'nonResource', path: pathname, verb: httpVerb === 'HEAD' ? 'get' : httpVerb.toLowerCase() });
   if (segs.length === 0 || (segs[0] !== 'api' && segs[0] !== 'apis')) return nonResource();

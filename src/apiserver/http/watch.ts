@@ -17,6 +17,8 @@ import type { Logger } from '../../util/logger.js';
 import { StoreCompactedError, type Store, type StoreEvent, type WatchSubscription } from '../storage/types.js';
 import { ApiError, errors } from './errors.js';
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** One encoded event: the line (newline included) and the same bytes framed as an HTTP/1.1 chunk. */
 export interface EncodedLine {
   line: Buffer;
@@ -184,7 +186,8 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
     return { close: () => end('server shutdown') };
   }
 
-  timers.push(setTimeout(() => end('timeout'), w.timeoutMs));
+  // Timers cannot wait longer than 2^31-1 ms (a longer delay would fire at once).
+  timers.push(setTimeout(() => end('timeout'), Math.max(0, Math.min(w.timeoutMs, MAX_TIMER_MS))));
   if (w.allowBookmarks) {
     const tick = (): void => {
       if (ended) return;

@@ -1,4 +1,4 @@
-// GET and LIST (§9): pagination with consistent continue tokens, resourceVersion semantics.
+// GET and LIST: pagination with consistent continue tokens, resourceVersion semantics.
 
 import { apiVersionOf, type KubeList, type KubeObject } from '../../api/meta.js';
 import { ApiError, errors, fieldErrors } from '../http/errors.js';
@@ -27,14 +27,34 @@ export function encodeContinue(t: ContinueToken): string {
   return Buffer.from(JSON.stringify({ v: 1, rv: t.rv, start: t.start })).toString('base64url');
 }
 
-export function decodeContinue(s: string): ContinueToken {
+const INVALID_START_RV = 'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)';
+
+/**
+ * Decodes a continue token and checks it against the list it continues: the revision must be one
+ * this server can have issued (a positive integer no newer than `currentRevision`) and the start
+ * key must lie under the listed `prefix`. Anything else is a forged or foreign token: 400, with
+ * kube-apiserver's `continue key is not valid` wording.
+ */
+export function decodeContinue(s: string, check?: { prefix: string; currentRevision: number }): ContinueToken {
+  let parsed: { v?: unknown; rv?: unknown; start?: unknown } | undefined;
   try {
-    const parsed = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as { v?: unknown; rv?: unknown; start?: unknown };
-    if (parsed.v === 1 && typeof parsed.rv === 'number' && typeof parsed.start === 'string') return { rv: parsed.rv, start: parsed.start };
+    const value = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) parsed = value as typeof parsed;
   } catch {
-    // fall through
+    // reported below
   }
-  throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (!parsed || parsed.v !== 1) throw errors.badRequest(INVALID_START_RV);
+  const { rv, start } = parsed;
+  if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv <= 0) throw errors.badRequest(INVALID_START_RV);
+  if (typeof start !== 'string' || start === '') throw errors.badRequest('continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
+  if (check) {
+    if (!start.startsWith(check.prefix)) throw errors.badRequest('continue key is not valid: the start key does not belong to this list');
+    // Tokens carry the revision of the list they continue, never one the store has not reached.
+    if (rv > check.currentRevision) {
+      throw errors.badRequest(`continue key is not valid: resourceVersion ${rv} is newer than the current resourceVersion ${check.currentRevision}`);
+    }
+  }
+  return { rv, start };
 }
 
 function listOptionsInvalid(field: string, message: string): ApiError {
@@ -82,7 +102,7 @@ export async function listObjects(ctx: RegistryContext, scope: RequestScope, p: 
   const rv = parseRv(p.resourceVersion);
   if (p.continueToken) {
     if (rv !== undefined) throw errors.badRequest('specifying resource version is not allowed when using continue');
-    const tok = decodeContinue(p.continueToken);
+    const tok = decodeContinue(p.continueToken, { prefix: prefixOf(served, scope.namespace), currentRevision: ctx.store.currentRevision() });
     atRevision = tok.rv;
     startAfterKey = tok.start;
   } else if (rv !== undefined) {
@@ -98,7 +118,8 @@ export async function listObjects(ctx: RegistryContext, scope: RequestScope, p: 
   try {
     res = ctx.store.list(prefixOf(served, scope.namespace), {
       ...(startAfterKey !== undefined ? { startAfterKey } : {}),
-      ...(p.limit !== undefined && p.limit > 0 ? { limit: p.limit } : {}),
+      // Any int64 is a valid limit; beyond 2^53 it cannot cut a list short anyway.
+      ...(p.limit !== undefined && p.limit > 0 ? { limit: Math.min(p.limit, Number.MAX_SAFE_INTEGER) } : {}),
       ...(atRevision !== undefined ? { atRevision } : {}),
       ...(p.filter ? { filter: p.filter } : {}),
     });
