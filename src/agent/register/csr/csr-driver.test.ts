@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CertificateSigningRequest, Secret } from '../../../api/core.js';
+import { ApiStatusError } from '../../../client/errors.js';
 import { resourceTypes } from '../../../client/resource-types.js';
 import { realClock } from '../../../util/clock.js';
 import { nullLogger } from '../../../util/logger.js';
@@ -122,4 +123,16 @@ test('should report CSR creation failures with a condition', async () => {
   assert.match(out.condition?.message ?? '', /^Failed to create CSR /);
   assert.ok(out.error);
   assert.equal(driver.pendingCsrName(), '');
+});
+
+test('should keep the API error of a failed CSR read, so that the controller retries by its code', async () => {
+  const { csrs, driver } = setup();
+  await driver.process('test', secretWith({}), {}, signal);
+  const name = driver.pendingCsrName();
+  csrs.objects.delete(name); // not in the cache: the driver reads it from the hub
+  csrs.failNext('get', 503);
+  const out = await driver.process('test', secretWith({}), {}, signal);
+  assert.ok(out.error instanceof ApiStatusError, 'an ApiStatusError, not a plain Error');
+  assert.equal(out.error.code, 503);
+  assert.equal(out.condition?.message, `Failed to rotated client certificate get ${name} failed`);
 });
