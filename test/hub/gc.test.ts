@@ -8,6 +8,7 @@ import type { ManagedCluster } from '../../src/api/cluster.js';
 import type { KubeObject } from '../../src/api/meta.js';
 import { isNotFound, resourceTypes } from '../../src/client/index.js';
 import type { ResourceClient } from '../../src/client/types.js';
+import { CONTROLLER_NAME as GC_CONTROLLER } from '../../src/hub/gc/gc-controller.js';
 import { installCrds } from '../../src/hub/install-crds.js';
 import { realClock } from '../../src/util/clock.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -58,8 +59,11 @@ test('deleting a cluster removes addons by priority, then works, then the cluste
   assert.equal(deleting.reason, 'ResourceRemaining');
   assert.equal(deleting.message, 'The resource managedclusteraddons is remaning, the remaining count is 2, the finalizer pending count is 1');
   await waitFor(async () => (await present(addons, 'low'))?.metadata.deletionTimestamp !== undefined, 5000);
-  // the priority-10 addon and the work wait while the priority-0 addon is still there
-  await new Promise((r) => setTimeout(r, 400));
+  // the priority-10 addon and the work wait while the priority-0 addon is still there, however
+  // often the cleanup runs again (every 100 ms here)
+  const runs = (): number => fx.logs.reconciles(GC_CONTROLLER, 'g1');
+  const target = runs() + 3;
+  await waitFor(() => runs() >= target, 5000, { message: 'three more cleanup runs' });
   assert.ok(await present(addons, 'high'));
   assert.equal((await present(addons, 'high'))?.metadata.deletionTimestamp, undefined);
   assert.ok(await present(works, 'w1'));

@@ -1,51 +1,59 @@
 // A hub for integration tests: embedded API server (OCM admission, hub CRDs installed) and the hub
-// manager against it over HTTPS with the admin kubeconfig, with shortened timings.
+// manager against it over HTTPS with the admin kubeconfig, with shortened timings. Every log line of
+// the hub controllers is kept in `logs`, so a test can count their runs.
 
 import 'reflect-metadata';
 import { ocmAdmissionPlugins } from '../../src/apiserver/admission/index.js';
-import { HUB_CRD_NAMES, loadCrds } from '../../src/api/crds.js';
-import { createKubeClient } from '../../src/client/index.js';
+import { HUB_CRD_NAMES } from '../../src/api/crds.js';
 import type { KubeClient } from '../../src/client/types.js';
 import { startHubManager, type HubManager } from '../../src/hub/hub-manager.js';
-import { installCrds } from '../../src/hub/install-crds.js';
 import type { HubOptionsInput } from '../../src/hub/options.js';
-import { realClock } from '../../src/util/clock.js';
-import { createLogger, nullLogger } from '../../src/util/logger.js';
-import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
+import type { Clock } from '../../src/util/clock.js';
+import type { TestApiServer } from '../helpers/embedded-server.js';
+import { startOcmApiServer } from '../helpers/ocm-api-server.js';
+import { captureLog, type CapturedLog } from '../helpers/test-log.js';
 
 export interface HubFixture {
   server: TestApiServer;
   /** Admin client for the test's own reads and writes. */
   admin: KubeClient;
   hub: HubManager | undefined;
+  /** The hub controllers' log lines (debug level), e.g. to count runs with logs.reconciles(). */
+  logs: CapturedLog;
   startHub(options?: HubOptionsInput, listen?: string): Promise<HubManager>;
   stopHub(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export const FAST_TIMINGS = { cleanupRequeueMs: 100, defaultSetResyncMs: 200 } as const;
-
-function testLog() {
-  const env = process.env.OCM_TS_TEST_LOG;
-  return env === 'debug' || env === 'info' || env === 'warn' || env === 'error' ? createLogger({ level: env }) : nullLogger();
+export interface HubFixtureOptions {
+  /** Options of the hub manager started at once, or false to start it later with startHub(). */
+  hub?: HubOptionsInput | false;
+  extraCrds?: string[];
+  /** The hub controllers' clock (default real time), e.g. a manual clock. */
+  clock?: Clock;
 }
 
-export async function startHubFixture(opts: { hub?: HubOptionsInput | false; extraCrds?: string[] } = {}): Promise<HubFixture> {
-  const server = await startTestApiServer({ admission: ocmAdmissionPlugins({ featureGates: { DefaultClusterSet: true } }) });
-  const admin = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath });
-  await installCrds(admin, loadCrds([...HUB_CRD_NAMES, ...(opts.extraCrds ?? [])]), { clock: realClock });
+export const FAST_TIMINGS = { cleanupRequeueMs: 100, defaultSetResyncMs: 200 } as const;
+
+export async function startHubFixture(opts: HubFixtureOptions = {}): Promise<HubFixture> {
+  const api = await startOcmApiServer({
+    crds: [...HUB_CRD_NAMES, ...(opts.extraCrds ?? [])],
+    server: { admission: ocmAdmissionPlugins({ featureGates: { DefaultClusterSet: true } }) },
+  });
   let ac: AbortController | undefined;
   const fx: HubFixture = {
-    server,
-    admin,
+    server: api.server,
+    admin: api.admin,
     hub: undefined,
+    logs: captureLog(),
     async startHub(options: HubOptionsInput = {}, listen?: string) {
       ac = new AbortController();
       fx.hub = await startHubManager({
-        kubeconfigPath: server.adminKubeconfigPath,
+        kubeconfigPath: api.server.adminKubeconfigPath,
         options: { ...options, timings: { ...FAST_TIMINGS, ...(options.timings ?? {}) } },
-        log: testLog(),
+        log: fx.logs.log,
         signal: ac.signal,
+        ...(opts.clock ? { clock: opts.clock } : {}),
         ...(listen !== undefined ? { listen } : {}),
       });
       return fx.hub;
@@ -57,8 +65,7 @@ export async function startHubFixture(opts: { hub?: HubOptionsInput | false; ext
     },
     async stop() {
       await fx.stopHub();
-      admin.close();
-      await server.stop();
+      await api.stop();
     },
   };
   if (opts.hub !== false) await fx.startHub(opts.hub ?? {});
