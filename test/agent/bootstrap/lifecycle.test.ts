@@ -14,6 +14,7 @@ import { loadCurrentCluster } from '../../../src/agent/register/raw-kubeconfig.j
 import { generateKeyPair, issueCertificate, parseCertificate, toEcPrivateKeyPem } from '../../../src/util/x509.js';
 import { createPublicKey } from 'node:crypto';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { captureLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { AGENT_NS, autoDecideCsrs, startAgentEnv } from './fixture.js';
 
@@ -132,10 +133,14 @@ test('should never store a credential for a denied CSR', async (t) => {
     await env.stop();
   });
   const deciding = autoDecideCsrs(env.hubAdmin, 'cluster1', decider.signal, 'Denied');
-  const agent = await env.startAgent();
+  const logs = captureLog();
+  const agent = await env.startAgent({}, logs.log);
   await waitFor(async () => (await env.csrs('cluster1')).some((c) => c.status?.conditions?.some((x) => x.type === 'Denied')), 15_000, { message: 'CSR denied' });
-  // Several register resyncs (200 ms) later: still bootstrapping, no secret, no second CSR.
-  await new Promise((r) => setTimeout(r, 1500));
+  // Three more runs of the bootstrap registration (resynced every 200 ms) after the denial: still
+  // bootstrapping, no secret, no second CSR.
+  const runs = (): number => logs.reconciles('BootstrapController@cluster:cluster1');
+  const target = runs() + 3;
+  await waitFor(() => runs() >= target, 10_000, { message: 'three bootstrap registration runs' });
   assert.equal(agent.status().phase, 'bootstrap');
   assert.equal(await env.hubSecret(), undefined);
   assert.equal((await env.csrs('cluster1')).length, 1);
