@@ -13,6 +13,7 @@ import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { createRegistrationSync, REGISTRATION_DEFAULT_KEY, type KubeClientDriver, type RegistrationSync, type StartRegistration } from './registration-sync.js';
 import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
+import { enqueueByName } from '../../client/event-handlers.js';
 
 export const ADDON_REGISTRATION_CONTROLLER_NAME = 'AddOnRegistrationController';
 export const DEFAULT_ADDON_REGISTRATION_RESYNC_MS = 10 * 60_000;
@@ -83,10 +84,7 @@ export function createAddonRegistrationController(o: AddonRegistrationController
     reconcile: async (key, signal) => registrations.sync(key, signal),
   });
   enqueue = (key) => controller.enqueue(key);
-  const onAddon = (a: ManagedClusterAddOn): void => {
-    if (a.metadata.name) controller.enqueue(a.metadata.name);
-  };
-  informer.addHandlers({ onAdd: onAddon, onUpdate: (_old, a) => onAddon(a), onDelete: onAddon });
+  enqueueByName(informer, controller);
 
   return {
     name: ADDON_REGISTRATION_CONTROLLER_NAME,

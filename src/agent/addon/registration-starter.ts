@@ -25,6 +25,7 @@ import { createAddonCsrDriver, isAddonCsr } from './addon-csr-driver.js';
 import { createAddonTokenDriver } from './addon-token-driver.js';
 import type { StartRegistration, StartRegistrationInput } from './registration-sync.js';
 import { errorMessage } from '../../util/errors.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export const DEFAULT_ADDON_SECRET_RESYNC_MS = 5 * 60_000;
 /** Default of `--addon-token-expiration-seconds` (spoke-agent.md §2.4). */
@@ -131,7 +132,7 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
       const onAddon = (a: ManagedClusterAddOn): void => {
         if (a.metadata.name === addonName) controller.enqueue();
       };
-      ownAddon.addHandlers({ onAdd: onAddon, onUpdate: (_old, a) => onAddon(a), onDelete: onAddon });
+      onEveryChange(ownAddon, onAddon);
       driverInformer = ownAddon;
     } else {
       const csrs = o.hubClient.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
@@ -151,7 +152,7 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
       const onCsr = (csr: CertificateSigningRequest): void => {
         if (isAddonCsr(csr, clusterName, addonName, driver.signerName)) controller.enqueue();
       };
-      csrInformer.addHandlers({ onAdd: onCsr, onUpdate: (_old, c) => onCsr(c), onDelete: onCsr });
+      onEveryChange(csrInformer, onCsr);
       driverInformer = csrInformer;
     }
     driverInformer.start(signal);

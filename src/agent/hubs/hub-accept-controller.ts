@@ -9,6 +9,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export const HUB_ACCEPT_CONTROLLER_NAME = 'HubAcceptController';
 export const HUB_REJECTED_MESSAGE = 'Failed to connect to hub because of hubAcceptClient set to false, restart agent to reselect a new bootstrap kubeconfig';
@@ -50,7 +51,7 @@ export function createHubAcceptController(o: HubAcceptControllerOptions): HubAcc
   };
   const controller = createController({ name: HUB_ACCEPT_CONTROLLER_NAME, log: o.log, clock: o.clock ?? realClock, reconcile: async () => sync() });
   const enqueue = (): void => controller.enqueue('key');
-  informer.addHandlers({ onAdd: enqueue, onUpdate: enqueue, onDelete: enqueue });
+  onEveryChange(informer, enqueue);
   return {
     name: HUB_ACCEPT_CONTROLLER_NAME,
     sync,

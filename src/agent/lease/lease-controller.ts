@@ -13,6 +13,7 @@ import type { Logger } from '../../util/logger.js';
 import { decideLease } from './lease-decision.js';
 import { createLeaseUpdater, type LeaseUpdater } from './lease-updater.js';
 import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export const LEASE_CONTROLLER_NAME = 'ManagedClusterLeaseController';
 const KEY = 'key';
@@ -65,7 +66,7 @@ export function createLeaseController(o: LeaseControllerOptions): LeaseControlle
     },
   });
   const enqueue = (): void => controller.enqueue(KEY);
-  informer.addHandlers({ onAdd: enqueue, onUpdate: enqueue, onDelete: enqueue });
+  onEveryChange(informer, enqueue);
 
   return {
     name: LEASE_CONTROLLER_NAME,

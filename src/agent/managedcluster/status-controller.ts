@@ -23,6 +23,7 @@ import { createManagedNamespaceReconciler, hubClusterSetLabel, hubHash } from '.
 import type { StatusReconciler } from './reconciler.js';
 import { createResourceReconciler, spokeVersion } from './resource-reconciler.js';
 import { syncClusterStatus } from './status-sync.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export const STATUS_CONTROLLER_NAME = 'ManagedClusterStatusController';
 export const DEFAULT_KEY = 'key';
@@ -156,7 +157,7 @@ export function createStatusController(o: StatusControllerOptions): StatusContro
   });
 
   const enqueue = (): void => controller.enqueue(DEFAULT_KEY);
-  for (const inf of informers) inf.addHandlers({ onAdd: enqueue, onUpdate: enqueue, onDelete: enqueue });
+  for (const inf of informers) onEveryChange(inf, enqueue);
 
   return {
     name: STATUS_CONTROLLER_NAME,

@@ -13,6 +13,7 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { RegisterDriver, StatusUpdater } from './driver.js';
 import { errorMessage } from '../../util/errors.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export const REGISTER_QUEUE_KEY = 'key';
 
@@ -109,16 +110,8 @@ export function createRegisterSecretController(o: RegisterSecretControllerOption
   });
 
   const isOurs = (s: Secret): boolean => s.metadata.namespace === o.secretNamespace && s.metadata.name === o.secretName;
-  o.secretInformer.addHandlers({
-    onAdd: (s) => {
-      if (isOurs(s)) controller.enqueue(REGISTER_QUEUE_KEY);
-    },
-    onUpdate: (_old, s) => {
-      if (isOurs(s)) controller.enqueue(REGISTER_QUEUE_KEY);
-    },
-    onDelete: (s) => {
-      if (isOurs(s)) controller.enqueue(REGISTER_QUEUE_KEY);
-    },
+  onEveryChange(o.secretInformer, (s) => {
+    if (isOurs(s)) controller.enqueue(REGISTER_QUEUE_KEY);
   });
 
   return {

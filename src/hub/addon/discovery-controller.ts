@@ -8,6 +8,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import { DEFAULT_KEY, type HubContext } from '../common/context.js';
 import { addonLabelPatch } from './addon-decision.js';
+import { enqueueByName, onEveryChange } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'AddOnFeatureDiscoveryController';
 
@@ -25,14 +26,8 @@ export function setupAddonDiscoveryController(ctx: HubContext): Controller {
     return {};
   }
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
-  ctx.informers.clusters.addHandlers({
-    onAdd: (c) => controller.enqueue(c.metadata.name ?? ''),
-    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
-  });
-  ctx.informers.addons.addHandlers({
-    onAdd: (a) => controller.enqueue(a.metadata.namespace ?? ''),
-    onUpdate: (_o, n) => controller.enqueue(n.metadata.namespace ?? ''),
-    onDelete: (a) => controller.enqueue(a.metadata.namespace ?? ''),
-  });
+  enqueueByName(ctx.informers.clusters, controller);
+  // an addon lives in its cluster's namespace
+  onEveryChange(ctx.informers.addons, (a) => controller.enqueue(a.metadata.namespace ?? ''));
   return controller;
 }

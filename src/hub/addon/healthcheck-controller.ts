@@ -10,6 +10,7 @@ import type { HubContext } from '../common/context.js';
 import { aggregate, toError } from '../../util/errors.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { addonUnknownCondition } from './addon-decision.js';
+import { enqueueByName } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterAddonHealthCheckController';
 
@@ -36,10 +37,6 @@ export function setupAddonHealthCheckController(ctx: HubContext): Controller {
     return {};
   }
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
-  ctx.informers.clusters.addHandlers({
-    onAdd: (c) => controller.enqueue(c.metadata.name ?? ''),
-    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
-    onDelete: (c) => controller.enqueue(c.metadata.name ?? ''),
-  });
+  enqueueByName(ctx.informers.clusters, controller);
   return controller;
 }

@@ -8,6 +8,7 @@ import { applyRbacList, deleteRbacList } from '../common/apply.js';
 import { DEFAULT_KEY, type HubContext } from '../common/context.js';
 import { aggregate } from '../../util/errors.js';
 import { commonClusterRoles } from '../rbac-manifests.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterClusterRoleController';
 
@@ -34,11 +35,11 @@ export function setupClusterRoleController(ctx: HubContext): Controller {
   }
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
   const any = (): void => controller.enqueue(DEFAULT_KEY);
-  ctx.informers.clusters.addHandlers({ onAdd: any, onUpdate: any, onDelete: any });
+  onEveryChange(ctx.informers.clusters, any);
   const onRole = (o: KubeObject): void => {
     if (o.metadata.name === REGISTRATION_CLUSTER_ROLE || o.metadata.name === WORK_CLUSTER_ROLE) any();
   };
-  ctx.informers.clusterRoles.addHandlers({ onAdd: onRole, onUpdate: (_o, n) => onRole(n), onDelete: onRole });
+  onEveryChange(ctx.informers.clusterRoles, onRole);
   controller.enqueue(DEFAULT_KEY);
   return controller;
 }

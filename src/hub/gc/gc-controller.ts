@@ -14,6 +14,7 @@ import { patchStatus } from '../../client/patch-writer.js';
 import { addFinalizer, removeFinalizer } from '../common/writes.js';
 import { deletingErrorCondition, firstDeleteGroup, NO_RESOURCE_CONDITION, remainingCondition } from './gc-decision.js';
 import { aggregateMessage, errorMessage, toError } from '../../util/errors.js';
+import { enqueueByName } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'GCController';
 
@@ -83,11 +84,7 @@ export function setupGcController(ctx: HubContext): Controller {
     return {};
   }
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
-  ctx.informers.clusters.addHandlers({
-    onAdd: (c) => controller.enqueue(c.metadata.name ?? ''),
-    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
-    onDelete: (c) => controller.enqueue(c.metadata.name ?? ''),
-  });
+  enqueueByName(ctx.informers.clusters, controller);
   return controller;
 }
 

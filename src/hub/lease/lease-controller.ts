@@ -13,6 +13,7 @@ import type { HubContext } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { createKeyTimers } from './key-timers.js';
 import { availableUnknownNote, checkLease, LEASE_STOPPED_CONDITION } from './lease-decision.js';
+import { enqueueByName, onEveryChange } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterLeaseController';
 export const REPORTING_CONTROLLER = 'registration-controller';
@@ -87,15 +88,11 @@ export function setupLeaseController(ctx: HubContext, opts: { instance?: string 
 
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
   const timers = createKeyTimers(clock, (key) => controller.enqueue(key));
-  informers.clusters.addHandlers({
-    onAdd: (o) => controller.enqueue(o.metadata.name ?? ''),
-    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
-    onDelete: (o) => controller.enqueue(o.metadata.name ?? ''),
-  });
+  enqueueByName(informers.clusters, controller);
   const onLease = (o: KubeObject): void => {
     const c = clusterOfLease(o);
     if (c) controller.enqueue(c);
   };
-  informers.leases.addHandlers({ onAdd: onLease, onUpdate: (_o, n) => onLease(n), onDelete: onLease });
+  onEveryChange(informers.leases, onLease);
   return Object.assign(controller, { stopTimers: () => timers.stop() });
 }

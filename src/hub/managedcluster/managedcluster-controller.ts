@@ -16,6 +16,7 @@ import { patchStatus } from '../../client/patch-writer.js';
 import { addFinalizer, removeFinalizer } from '../common/writes.js';
 import { clusterLabels, clusterRoleBindings, clusterSpecificRbac } from '../rbac-manifests.js';
 import { acceptedCondition, autoAcceptPatch, clusterBranch, DENIED_CONDITION } from './acceptance-decision.js';
+import { enqueueByName, onEveryChange } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterController';
 
@@ -136,17 +137,13 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
   }
 
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
-  informers.clusters.addHandlers({
-    onAdd: (o) => controller.enqueue(o.metadata.name ?? ''),
-    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
-    onDelete: (o) => controller.enqueue(o.metadata.name ?? ''),
-  });
+  enqueueByName(informers.clusters, controller);
   const byLabel = (o: KubeObject): void => {
     const c = o.metadata.labels?.[wellKnownLabels.clusterName];
     if (c) controller.enqueue(c);
   };
   for (const inf of [informers.clusterRoles, informers.clusterRoleBindings, informers.roleBindings]) {
-    inf.addHandlers({ onAdd: byLabel, onUpdate: (_o, n) => byLabel(n), onDelete: byLabel });
+    onEveryChange(inf, byLabel);
   }
   return controller;
 }

@@ -6,6 +6,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import { DEFAULT_KEY, type HubContext } from '../common/context.js';
 import { builtinSetAction, type BuiltinSetName } from './cluster-set-selector.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export function setupBuiltinClusterSetController(ctx: HubContext, which: BuiltinSetName): Controller {
   const prefix = which === 'default' ? 'Default' : 'Global';
@@ -27,7 +28,7 @@ export function setupBuiltinClusterSetController(ctx: HubContext, which: Builtin
   const onSet = (o: ManagedClusterSet): void => {
     if (o.metadata.name === which) controller.enqueue(DEFAULT_KEY);
   };
-  ctx.informers.clusterSets.addHandlers({ onAdd: onSet, onUpdate: (_o, n) => onSet(n), onDelete: onSet });
+  onEveryChange(ctx.informers.clusterSets, onSet);
   controller.enqueue(DEFAULT_KEY);
   return controller;
 }

@@ -8,6 +8,7 @@ import type { HubContext } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { clusterSetEmptyCondition, setSelects, setsSelecting, symmetricDifference } from './cluster-set-selector.js';
 import { errorMessage } from '../../util/errors.js';
+import { enqueueByName } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterSetController';
 
@@ -34,11 +35,7 @@ export function setupManagedClusterSetController(ctx: HubContext): Controller {
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
   const enqueueAll = (names: readonly string[]): void => names.forEach((n) => controller.enqueue(n));
   const all = (): ManagedClusterSet[] => ctx.informers.clusterSets.lister.list();
-  ctx.informers.clusterSets.addHandlers({
-    onAdd: (o) => controller.enqueue(o.metadata.name ?? ''),
-    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
-    onDelete: (o) => controller.enqueue(o.metadata.name ?? ''),
-  });
+  enqueueByName(ctx.informers.clusterSets, controller);
   ctx.informers.clusters.addHandlers({
     onAdd: (c: ManagedCluster) => enqueueAll(setsSelecting(all(), c.metadata.labels)),
     onDelete: (c: ManagedCluster) => enqueueAll(setsSelecting(all(), c.metadata.labels)),

@@ -9,6 +9,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'ManagedClusterSetController';
 
@@ -35,14 +36,10 @@ export function setupClusterSetBindingController(ctx: HubContext): Controller {
   }
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
   const keyOf = (b: ManagedClusterSetBinding): string => `${b.metadata.namespace ?? ''}/${b.metadata.name ?? ''}`;
-  ctx.informers.clusterSetBindings.addHandlers({
-    onAdd: (b) => controller.enqueue(keyOf(b)),
-    onUpdate: (_o, n) => controller.enqueue(keyOf(n)),
-    onDelete: (b) => controller.enqueue(keyOf(b)),
-  });
+  onEveryChange(ctx.informers.clusterSetBindings, (b) => controller.enqueue(keyOf(b)));
   const onSet = (s: ManagedClusterSet): void => {
     for (const b of ctx.informers.clusterSetBindings.lister.list()) if (b.spec?.clusterSet === s.metadata.name) controller.enqueue(keyOf(b));
   };
-  ctx.informers.clusterSets.addHandlers({ onAdd: onSet, onUpdate: (_o, n) => onSet(n), onDelete: onSet });
+  onEveryChange(ctx.informers.clusterSets, onSet);
   return controller;
 }

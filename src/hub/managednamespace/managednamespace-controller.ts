@@ -8,6 +8,7 @@ import { patchStatus } from '../../client/patch-writer.js';
 import { setsSelecting } from '../managedclusterset/cluster-set-selector.js';
 import { clustersReferencingSet, desiredManagedNamespaces } from './managed-namespaces.js';
 import { errorMessage } from '../../util/errors.js';
+import { onEveryChange } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'ManagedNamespaceController';
 
@@ -42,6 +43,6 @@ export function setupManagedNamespaceController(ctx: HubContext): Controller {
     for (const c of ctx.informers.clusters.lister.list()) if (setsSelecting([s], c.metadata.labels).length > 0) keys.add(c.metadata.name ?? '');
     for (const k of keys) controller.enqueue(k);
   };
-  ctx.informers.clusterSets.addHandlers({ onAdd: onSet, onUpdate: (_o, n) => onSet(n), onDelete: onSet });
+  onEveryChange(ctx.informers.clusterSets, onSet);
   return controller;
 }

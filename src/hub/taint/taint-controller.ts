@@ -6,6 +6,7 @@ import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
 import { patchSpec } from '../../client/patch-writer.js';
 import { desiredTaints } from './taint-decision.js';
+import { enqueueByName } from '../../client/event-handlers.js';
 
 export const CONTROLLER_NAME = 'taintController';
 
@@ -25,10 +26,6 @@ export function setupTaintController(ctx: HubContext): Controller {
     return {};
   }
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
-  ctx.informers.clusters.addHandlers({
-    onAdd: (o) => controller.enqueue(o.metadata.name ?? ''),
-    onUpdate: (_o, n) => controller.enqueue(n.metadata.name ?? ''),
-    onDelete: (o) => controller.enqueue(o.metadata.name ?? ''),
-  });
+  enqueueByName(ctx.informers.clusters, controller);
   return controller;
 }
