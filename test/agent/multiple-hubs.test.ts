@@ -16,24 +16,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ManagedCluster } from '../../src/api/cluster.js';
 import { rfc3339Micro } from '../../src/api/conditions.js';
-import type { ClusterRoleBinding } from '../../src/api/core.js';
-import { HUB_CRD_NAMES, SPOKE_CRD_NAMES, loadCrds } from '../../src/api/crds.js';
+import { HUB_CRD_NAMES, SPOKE_CRD_NAMES } from '../../src/api/crds.js';
 import { serverUrlOfKubeconfig } from '../../src/agent/hubs/index.js';
 import { defaultAgentOptions, type SpokeAgentOptions } from '../../src/agent/options/agent-options.js';
 import { startSpokeAgent, type SpokeAgentHandle } from '../../src/agent/spoke-agent.js';
 import { isNotFound } from '../../src/client/errors.js';
-import { createKubeClient } from '../../src/client/rest-client.js';
 import { resourceTypes } from '../../src/client/resource-types.js';
 import type { KubeClient } from '../../src/client/types.js';
-import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
+import type { TestApiServer } from '../helpers/embedded-server.js';
+import { startOcmApiServer, type OcmApiServer } from '../helpers/ocm-api-server.js';
+import { testLogger } from '../helpers/test-log.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { AGENT_NS, autoDecideCsrs, testLogger } from './bootstrap/fixture.js';
+import { AGENT_NS, autoDecideCsrs, grantAgentsClusterAdmin, testAgentOptions } from './bootstrap/fixture.js';
 import { createAcceptedCluster, createClusterLease, ensureNamespace } from './controllers/clusters.js';
 
 const CLUSTER = 'cluster1';
 
 interface Hub {
   name: string;
+  api: OcmApiServer;
   server: TestApiServer;
   admin: KubeClient;
   /** Server URL of its bootstrap kubeconfig. */
@@ -54,35 +55,12 @@ interface Env {
   stop(): Promise<void>;
 }
 
-async function installCrds(client: KubeClient, names: readonly string[]): Promise<void> {
-  const crds = client.resource(resourceTypes.customResourceDefinitions);
-  for (const crd of loadCrds(names)) await crds.create(crd);
-  for (const crd of loadCrds(names)) {
-    const spec = crd['spec'] as { group: string; names: { plural: string }; versions: { name: string }[] };
-    for (const v of spec.versions) {
-      await waitFor(async () => {
-        await client.request('GET', `/apis/${spec.group}/${v.name}/${spec.names.plural}?limit=1`);
-        return true;
-      }, 10_000);
-    }
-  }
-}
-
 async function startHub(name: string, dir: string): Promise<Hub> {
-  const server = await startTestApiServer();
-  const admin = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath });
-  await installCrds(admin, HUB_CRD_NAMES);
-  // The agent's certificate identity may do anything on the hub (hub RBAC is not under test here).
-  await admin.resource<ClusterRoleBinding>(resourceTypes.clusterRoleBindings).create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: 'test-managed-clusters-admin' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-    subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:open-cluster-management:managed-clusters' }],
-  });
+  const api = await startOcmApiServer({ crds: HUB_CRD_NAMES });
+  await grantAgentsClusterAdmin(api.admin);
   const bootstrapKubeconfig = join(dir, `bootstrap-${name}.kubeconfig`);
-  await copyFile(server.adminKubeconfigPath, bootstrapKubeconfig);
-  return { name, server, admin, url: serverUrlOfKubeconfig(bootstrapKubeconfig)!, bootstrapKubeconfig, accepting: true };
+  await copyFile(api.server.adminKubeconfigPath, bootstrapKubeconfig);
+  return { name, api, server: api.server, admin: api.admin, url: serverUrlOfKubeconfig(bootstrapKubeconfig)!, bootstrapKubeconfig, accepting: true };
 }
 
 async function getCluster(hub: Hub): Promise<ManagedCluster | undefined> {
@@ -101,7 +79,7 @@ async function playHub(hub: Hub, leaseDurationSeconds: number, signal: AbortSign
   while (!signal.aborted) {
     try {
       if (!accepted && hub.accepting && (await getCluster(hub))) {
-        await createAcceptedCluster(hub.admin, CLUSTER, { hubAcceptsClient: true, leaseDurationSeconds });
+        await createAcceptedCluster(hub.admin, CLUSTER, { leaseDurationSeconds });
         // Renewed "now", as the hub's lease controller creates it (an old renewTime would be stale at once).
         await createClusterLease(hub.admin, CLUSTER, rfc3339Micro(new Date())).catch(() => undefined); // may exist already
         accepted = true;
@@ -117,9 +95,8 @@ async function playHub(hub: Hub, leaseDurationSeconds: number, signal: AbortSign
 
 async function startEnv(): Promise<Env> {
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-multihub-'));
-  const [a, b, spoke] = await Promise.all([startHub('a', dir), startHub('b', dir), startTestApiServer()]);
-  const spokeAdmin = createKubeClient({ kubeconfigPath: spoke.adminKubeconfigPath });
-  await installCrds(spokeAdmin, SPOKE_CRD_NAMES);
+  const [a, b, spoke] = await Promise.all([startHub('a', dir), startHub('b', dir), startOcmApiServer({ crds: SPOKE_CRD_NAMES })]);
+  const spokeAdmin = spoke.admin;
   await ensureNamespace(spokeAdmin, AGENT_NS);
   const hubKubeconfigDir = join(dir, 'hub-kubeconfig');
   const handles: SpokeAgentHandle[] = [];
@@ -131,28 +108,14 @@ async function startEnv(): Promise<Env> {
     spokeAdmin,
     hubKubeconfigDir,
     async startAgent(over = {}) {
-      const d = defaultAgentOptions();
-      const options: SpokeAgentOptions = {
-        ...d,
-        kubeconfig: spoke.adminKubeconfigPath,
+      const options = testAgentOptions({
+        kubeconfig: spoke.server.adminKubeconfigPath,
         hubKubeconfigDir,
         clusterName: CLUSTER,
-        agentId: 'agent1',
-        clusterHealthcheckPeriodMs: 1000,
-        featureGates: { ...d.featureGates, MultipleHubs: true },
+        featureGates: { ...defaultAgentOptions().featureGates, MultipleHubs: true },
         bootstrapKubeconfigs: [a.bootstrapKubeconfig, b.bootstrapKubeconfig],
         ...over,
-        timings: {
-          ...d.timings,
-          bootstrapPollMs: 50,
-          registerResyncMs: 200,
-          secretDumpResyncMs: 200,
-          livenessPeriodMs: 200,
-          restartBackoffMs: 100,
-          cacheSyncTimeoutMs: 10_000,
-          ...over.timings,
-        },
-      };
+      });
       const h = await startSpokeAgent({ options, log: testLogger(), defaultMetrics: false });
       handles.push(h);
       return h;
@@ -164,8 +127,7 @@ async function startEnv(): Promise<Env> {
       for (const h of handles) await h.stop();
       players.abort();
       await Promise.allSettled(playing);
-      for (const c of [a.admin, b.admin, spokeAdmin]) c.close();
-      await Promise.all([a.server.stop(), b.server.stop(), spoke.stop()]);
+      await Promise.all([a.api.stop(), b.api.stop(), spoke.stop()]);
       await rm(dir, { recursive: true, force: true });
     },
   };

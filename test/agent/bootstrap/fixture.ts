@@ -6,26 +6,19 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HUB_CRD_NAMES, SPOKE_CRD_NAMES, loadCrds } from '../../../src/api/crds.js';
 import type { CertificateSigningRequest, ClusterRoleBinding, Secret } from '../../../src/api/core.js';
 import { defaultAgentOptions, type SpokeAgentOptions } from '../../../src/agent/options/agent-options.js';
 import { startSpokeAgent, type SpokeAgentHandle } from '../../../src/agent/spoke-agent.js';
 import { isConflict } from '../../../src/client/errors.js';
-import { createKubeClient } from '../../../src/client/rest-client.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import type { KubeClient } from '../../../src/client/types.js';
-import { createLogger, nullLogger, type Logger } from '../../../src/util/logger.js';
-import { startTestApiServer, type TestApiServer } from '../../helpers/embedded-server.js';
-import { waitFor } from '../../helpers/wait-for.js';
-import { ensureNamespace } from '../controllers/clusters.js';
+import type { Logger } from '../../../src/util/logger.js';
+import { testLogger } from '../../helpers/test-log.js';
+import { ensureNamespace, startClusters, type Clusters } from '../controllers/clusters.js';
 
 export const AGENT_NS = 'open-cluster-management-agent';
 
-export interface AgentEnv {
-  hub: TestApiServer;
-  spoke: TestApiServer;
-  hubAdmin: KubeClient;
-  spokeAdmin: KubeClient;
+export interface AgentEnv extends Clusters {
   dir: string;
   bootstrapKubeconfigPath: string;
   hubKubeconfigDir: string;
@@ -34,38 +27,10 @@ export interface AgentEnv {
   startAgent(over?: Partial<SpokeAgentOptions>, log?: Logger): Promise<SpokeAgentHandle>;
   csrs(cluster: string): Promise<CertificateSigningRequest[]>;
   hubSecret(): Promise<Secret | undefined>;
-  stop(): Promise<void>;
 }
 
-async function installCrds(client: KubeClient, names: readonly string[]): Promise<void> {
-  const crds = client.resource(resourceTypes.customResourceDefinitions);
-  for (const crd of loadCrds(names)) await crds.create(crd);
-  for (const crd of loadCrds(names)) {
-    const spec = crd['spec'] as { group: string; names: { plural: string }; versions: { name: string }[] };
-    for (const v of spec.versions) {
-      await waitFor(async () => {
-        await client.request('GET', `/apis/${spec.group}/${v.name}/${spec.names.plural}?limit=1`);
-        return true;
-      }, 10_000);
-    }
-  }
-}
-
-export function testLogger(): Logger {
-  const level = process.env.OCM_TS_TEST_LOG;
-  return level === 'debug' || level === 'info' || level === 'warn' || level === 'error' ? createLogger({ level }) : nullLogger();
-}
-
-export async function startAgentEnv(opts: { sameServer?: boolean; signingDurationMs?: number } = {}): Promise<AgentEnv> {
-  const serverOpts = opts.signingDurationMs ? { clusterSigningDurationMs: opts.signingDurationMs } : {};
-  const hub = await startTestApiServer(serverOpts);
-  const spoke = opts.sameServer ? hub : await startTestApiServer();
-  const hubAdmin = createKubeClient({ kubeconfigPath: hub.adminKubeconfigPath });
-  const spokeAdmin = opts.sameServer ? hubAdmin : createKubeClient({ kubeconfigPath: spoke.adminKubeconfigPath });
-  await installCrds(hubAdmin, HUB_CRD_NAMES);
-  await installCrds(spokeAdmin, SPOKE_CRD_NAMES);
-  await ensureNamespace(spokeAdmin, AGENT_NS);
-  // The agent's certificate identity may do anything on the hub (the hub controller's RBAC is not under test here).
+/** The agents' certificate identities may do anything on the hub (the hub's RBAC is not under test). */
+export async function grantAgentsClusterAdmin(hubAdmin: KubeClient): Promise<void> {
   await hubAdmin.resource<ClusterRoleBinding>(resourceTypes.clusterRoleBindings).create({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
@@ -73,6 +38,39 @@ export async function startAgentEnv(opts: { sameServer?: boolean; signingDuratio
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
     subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:open-cluster-management:managed-clusters' }],
   });
+}
+
+/** Agent options for tests: cluster1/agent1, OCM defaults with every start-up and resync timing shortened. */
+export function testAgentOptions(over: Partial<SpokeAgentOptions> & Pick<SpokeAgentOptions, 'kubeconfig' | 'hubKubeconfigDir'>): SpokeAgentOptions {
+  const d = defaultAgentOptions();
+  return {
+    ...d,
+    clusterName: 'cluster1',
+    agentId: 'agent1',
+    clusterHealthcheckPeriodMs: 1000,
+    ...over,
+    timings: {
+      ...d.timings,
+      bootstrapPollMs: 50,
+      registerResyncMs: 200,
+      secretDumpResyncMs: 200,
+      livenessPeriodMs: 200,
+      livenessFailureThreshold: 3,
+      restartBackoffMs: 100,
+      cacheSyncTimeoutMs: 10_000,
+      ...over.timings,
+    },
+  };
+}
+
+export async function startAgentEnv(opts: { sameServer?: boolean; signingDurationMs?: number } = {}): Promise<AgentEnv> {
+  const clusters = await startClusters({
+    spoke: opts.sameServer ? 'same' : true,
+    ...(opts.signingDurationMs ? { hubServer: { clusterSigningDurationMs: opts.signingDurationMs } } : {}),
+  });
+  const { hub, spoke, hubAdmin, spokeAdmin } = clusters;
+  await ensureNamespace(spokeAdmin, AGENT_NS);
+  await grantAgentsClusterAdmin(hubAdmin);
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-agent-'));
   const bootstrapKubeconfigPath = join(dir, 'bootstrap.kubeconfig');
   const bootstrapText = await readFile(hub.adminKubeconfigPath, 'utf8');
@@ -85,35 +83,10 @@ export async function startAgentEnv(opts: { sameServer?: boolean; signingDuratio
   });
   const hubKubeconfigDir = join(dir, 'hub-kubeconfig');
   const handles: SpokeAgentHandle[] = [];
-  const options = (over: Partial<SpokeAgentOptions> = {}): SpokeAgentOptions => {
-    const d = defaultAgentOptions();
-    return {
-      ...d,
-      kubeconfig: spoke.adminKubeconfigPath,
-      bootstrapKubeconfig: bootstrapKubeconfigPath,
-      hubKubeconfigDir,
-      clusterName: 'cluster1',
-      agentId: 'agent1',
-      clusterHealthcheckPeriodMs: 1000,
-      ...over,
-      timings: {
-        ...d.timings,
-        bootstrapPollMs: 50,
-        registerResyncMs: 200,
-        secretDumpResyncMs: 200,
-        livenessPeriodMs: 200,
-        livenessFailureThreshold: 3,
-        restartBackoffMs: 100,
-        cacheSyncTimeoutMs: 10_000,
-        ...over.timings,
-      },
-    };
-  };
+  const options = (over: Partial<SpokeAgentOptions> = {}): SpokeAgentOptions =>
+    testAgentOptions({ kubeconfig: spoke.adminKubeconfigPath, bootstrapKubeconfig: bootstrapKubeconfigPath, hubKubeconfigDir, ...over });
   return {
-    hub,
-    spoke,
-    hubAdmin,
-    spokeAdmin,
+    ...clusters,
     dir,
     bootstrapKubeconfigPath,
     hubKubeconfigDir,
@@ -136,10 +109,7 @@ export async function startAgentEnv(opts: { sameServer?: boolean; signingDuratio
     },
     async stop() {
       for (const h of handles) await h.stop();
-      hubAdmin.close();
-      if (spokeAdmin !== hubAdmin) spokeAdmin.close();
-      await hub.stop();
-      if (spoke !== hub) await spoke.stop();
+      await clusters.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };

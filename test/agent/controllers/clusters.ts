@@ -1,17 +1,17 @@
-// Hub + spoke embedded API servers for the controller integration tests: OCM CRDs installed with the
-// admin client (hub CRDs on the hub, ClusterClaim/ClusterProperty on the spoke), admin KubeClients,
-// and helpers to play the hub controller's part (accept a cluster, create its lease).
+// Hub and spoke embedded API servers for the agent's integration tests (OCM CRDs installed: hub
+// CRDs on the hub, ClusterClaim/ClusterProperty on the spoke; admin KubeClients), and helpers that
+// play the hub controllers' part: accept a cluster, set its conditions, create its lease.
 
-import { HUB_CRD_NAMES, SPOKE_CRD_NAMES, loadCrds } from '../../../src/api/crds.js';
+import { HUB_CRD_NAMES, SPOKE_CRD_NAMES } from '../../../src/api/crds.js';
 import type { ManagedCluster } from '../../../src/api/cluster.js';
+import { rfc3339 } from '../../../src/api/conditions.js';
 import type { Lease, Namespace } from '../../../src/api/core.js';
 import type { Condition } from '../../../src/api/meta.js';
-import { createKubeClient } from '../../../src/client/rest-client.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
-import { isNotFound } from '../../../src/client/errors.js';
+import { isAlreadyExists, isNotFound } from '../../../src/client/errors.js';
 import type { KubeClient } from '../../../src/client/types.js';
-import { startTestApiServer, type TestApiServer } from '../../helpers/embedded-server.js';
-import { waitFor } from '../../helpers/wait-for.js';
+import type { TestApiServer, TestApiServerOptions } from '../../helpers/embedded-server.js';
+import { startOcmApiServer } from '../../helpers/ocm-api-server.js';
 
 export interface Clusters {
   hub: TestApiServer;
@@ -21,40 +21,29 @@ export interface Clusters {
   stop(): Promise<void>;
 }
 
-async function installCrds(client: KubeClient, names: readonly string[]): Promise<void> {
-  const crds = client.resource(resourceTypes.customResourceDefinitions);
-  for (const crd of loadCrds(names)) await crds.create(crd);
-  // served once discovery lists them
-  for (const crd of loadCrds(names)) {
-    const spec = crd['spec'] as { group: string; names: { plural: string }; versions: { name: string }[] };
-    for (const v of spec.versions) {
-      await waitFor(async () => {
-        try {
-          await client.request('GET', `/apis/${spec.group}/${v.name}/${spec.names.plural}?limit=1`);
-          return true;
-        } catch {
-          return false;
-        }
-      }, 10_000);
-    }
-  }
+export interface ClustersOptions {
+  /**
+   * true (default): a second server is the spoke. false: the hub server stands in for the spoke,
+   * without the spoke CRDs. 'same': the hub server is the spoke, with both sets of CRDs.
+   */
+  spoke?: boolean | 'same';
+  /** Options of the hub's API server (e.g. clusterSigningDurationMs). */
+  hubServer?: TestApiServerOptions;
 }
 
-export async function startClusters(opts: { spoke?: boolean } = {}): Promise<Clusters> {
-  const hub = await startTestApiServer();
-  const spoke = opts.spoke === false ? hub : await startTestApiServer();
-  const hubAdmin = createKubeClient({ kubeconfigPath: hub.adminKubeconfigPath });
-  const spokeAdmin = opts.spoke === false ? hubAdmin : createKubeClient({ kubeconfigPath: spoke.adminKubeconfigPath });
-  await installCrds(hubAdmin, HUB_CRD_NAMES);
-  if (opts.spoke !== false) await installCrds(spokeAdmin, SPOKE_CRD_NAMES);
+export async function startClusters(opts: ClustersOptions = {}): Promise<Clusters> {
+  const own = opts.spoke === undefined || opts.spoke === true;
+  const hub = await startOcmApiServer({ crds: opts.spoke === 'same' ? [...HUB_CRD_NAMES, ...SPOKE_CRD_NAMES] : HUB_CRD_NAMES, ...(opts.hubServer ? { server: opts.hubServer } : {}) });
+  const spoke = own ? await startOcmApiServer({ crds: SPOKE_CRD_NAMES }).catch(async (err: unknown) => {
+    await hub.stop();
+    throw err;
+  }) : hub;
   return {
-    hub,
-    spoke,
-    hubAdmin,
-    spokeAdmin,
+    hub: hub.server,
+    spoke: spoke.server,
+    hubAdmin: hub.admin,
+    spokeAdmin: spoke.admin,
     async stop() {
-      hubAdmin.close();
-      spokeAdmin.close();
       await hub.stop();
       if (spoke !== hub) await spoke.stop();
     },
@@ -62,10 +51,14 @@ export async function startClusters(opts: { spoke?: boolean } = {}): Promise<Clu
 }
 
 export function acceptedCondition(): Condition {
-  return { type: 'HubAcceptedManagedCluster', status: 'True', reason: 'HubClusterAdminAccepted', message: 'Accepted by hub cluster admin', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  return { type: 'HubAcceptedManagedCluster', status: 'True', reason: 'HubClusterAdminAccepted', message: 'Accepted by hub cluster admin', lastTransitionTime: rfc3339(new Date()) };
 }
 
-/** Creates the ManagedCluster (if missing), then sets spec and HubAccepted as the hub controller would. */
+/**
+ * Accepts the cluster as the hub admin and the hub controller would: creates the ManagedCluster if
+ * missing, sets spec.hubAcceptsClient (also on a cluster the agent created unaccepted) plus `spec`,
+ * then the HubAccepted condition (and `extraConditions`).
+ */
 export async function createAcceptedCluster(hubAdmin: KubeClient, name: string, spec: Partial<ManagedCluster['spec']> = {}, extraConditions: Condition[] = []): Promise<ManagedCluster> {
   const clusters = hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
   let mc: ManagedCluster;
@@ -75,8 +68,8 @@ export async function createAcceptedCluster(hubAdmin: KubeClient, name: string, 
     if (!isNotFound(err)) throw err;
     mc = await clusters.create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name }, spec: { hubAcceptsClient: true } });
   }
-  mc.spec = { hubAcceptsClient: true, ...mc.spec, ...spec };
-  mc = await clusters.update(mc);
+  mc.spec = { ...mc.spec, hubAcceptsClient: true, ...spec };
+  await clusters.update(mc);
   return patchConditions(hubAdmin, name, [acceptedCondition(), ...extraConditions]);
 }
 
@@ -93,7 +86,7 @@ export async function ensureNamespace(client: KubeClient, name: string): Promise
   try {
     await client.resource<Namespace>(resourceTypes.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   } catch (err) {
-    if (!(err instanceof Error && /already exists/i.test(err.message))) throw err;
+    if (!isAlreadyExists(err)) throw err;
   }
 }
 

@@ -1,11 +1,12 @@
-// Creating controller C against a real hub (spoke-agent.md §12, §18.5).
+// The agent's creating controller against a real hub: creates the ManagedCluster, updates an existing
+// one only when its client configs change.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManagedCluster } from '../../../src/api/cluster.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import { nullLogger } from '../../../src/util/logger.js';
 import { createCreatingController } from '../../../src/agent/managedcluster/index.js';
-import { startClusters, type Clusters } from './clusters.js';
+import { createAcceptedCluster, startClusters, type Clusters } from './clusters.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -41,6 +42,13 @@ test('create a new cluster: client config {url, caBundle} and only the agent-pre
   assert.deepEqual(mc.spec?.managedClusterClientConfigs, [{ url: 'https://spoke.example.com:6443', caBundle: ca.toString('base64') }]);
   assert.deepEqual(mc.metadata.annotations, { 'agent.open-cluster-management.io/test': 'true' });
   assert.equal(mc.spec?.hubAcceptsClient, false);
+
+  // The fixture that plays the hub admin accepts the cluster the agent created, keeping its spec.
+  const accepted = await createAcceptedCluster(env.hubAdmin, 'create-new', { leaseDurationSeconds: 7 });
+  assert.equal(accepted.spec?.hubAcceptsClient, true);
+  assert.equal(accepted.spec?.leaseDurationSeconds, 7);
+  assert.deepEqual(accepted.spec?.managedClusterClientConfigs, mc.spec?.managedClusterClientConfigs);
+  assert.equal(accepted.status?.conditions?.find((c) => c.type === 'HubAcceptedManagedCluster')?.status, 'True');
 });
 
 test('an existing cluster is updated only when the number of client configs changes', async () => {
