@@ -14,6 +14,7 @@ import { toError } from '../util/errors.js';
 import { retryDecision, TerminalError } from './errors.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 import type { Controller, ControllerOptions, ReconcileResult } from './types.js';
+import { waitForCacheSync, type Syncable } from './wait-synced.js';
 import { createWorkQueue, type WorkQueue } from './work-queue.js';
 
 export { TerminalError };
@@ -30,9 +31,9 @@ export interface ControllerRuntimeOptions extends ControllerOptions {
   newReconcileId?: () => string;
   /** Treat 4xx API errors (other than 409/429) as terminal instead of retrying them with backoff. Default false. */
   terminalOnClientErrors?: boolean;
-  /** Informers whose caches must sync before workers start. */
-  waitForSync?: ReadonlyArray<{ waitForSync(signal?: AbortSignal): Promise<void> }>;
-  /** run() rejects when the caches have not synced within this time (default 10 minutes; 0 = wait forever). */
+  /** Informers whose caches must sync before workers start (keys enqueued meanwhile wait). */
+  waitForSync?: readonly Syncable[];
+  /** run() rejects when the caches have not synced within this time; default 0, wait until stopped. */
   syncTimeoutMs?: number;
 }
 
@@ -139,22 +140,6 @@ export function createController(options: ControllerRuntimeOptions): Controller 
     }
   };
 
-  const waitForCaches = async (signal: AbortSignal): Promise<void> => {
-    const informers = options.waitForSync ?? [];
-    if (informers.length === 0) return;
-    const timeoutMs = options.syncTimeoutMs ?? 600_000;
-    const ac = new AbortController();
-    const onAbort = (): void => ac.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const timer = timeoutMs > 0 ? clock.setTimeout(() => ac.abort(new Error(`controller ${options.name}: caches not synced within ${timeoutMs} ms`)), timeoutMs) : undefined;
-    try {
-      await Promise.all(informers.map((i) => i.waitForSync(ac.signal)));
-    } finally {
-      timer?.cancel();
-      signal.removeEventListener('abort', onAbort);
-    }
-  };
-
   return {
     name: options.name,
     enqueue: (key) => queue.add(key),
@@ -167,13 +152,14 @@ export function createController(options: ControllerRuntimeOptions): Controller 
         return;
       }
       signal.addEventListener('abort', () => queue.shutDown(), { once: true });
+      let synced: boolean;
       try {
-        await waitForCaches(signal);
+        synced = await waitForCacheSync(options.waitForSync ?? [], { signal, clock, timeoutMs: options.syncTimeoutMs ?? 0, what: `controller ${options.name}` });
       } catch (err) {
         queue.shutDown();
-        if (signal.aborted) return;
         throw err;
       }
+      if (!synced) return;
       // Like library-go's ResyncEvery: the resync keys run once at start, then every resyncMs.
       if (options.resyncKeys) enqueueResyncKeys();
       scheduleResync(signal);

@@ -33,7 +33,6 @@ export { createWorkQueue, type WorkQueue } from './work-queue.js';
 export { defaultControllerRateLimiter, itemExponentialRateLimiter, bucketRateLimiter, maxOfRateLimiter, type RateLimiter } from './rate-limiter.js';
 export { createController, type ControllerRuntimeOptions } from './controller.js';
 export { keyOf, splitKey } from './keys.js';
-export { waitSyncedUnlessAborted } from './wait-synced.js';
 export { createEventRecorder, type EventRecorderOptions, type FlushableEventRecorder } from './event-recorder.js';
 export { resourceTypes, type ResourceTypeName } from './resource-types.js';
 export { resourcePath, patchContentTypes } from './request-path.js';

@@ -1,15 +1,51 @@
-// Start-up gate shared by controllers: wait for an informer's first list, treating an abort of the
-// caller's signal as a normal stop rather than an error.
-import type { Informer } from './types.js';
-import type { KubeObject } from '../api/meta.js';
+// The one start-up gate of every controller: wait until the informers it reads have loaded their
+// first list. A stop (the caller's signal) is a normal outcome, not an error; the optional deadline
+// runs on the injected clock, so tests move it with a manual clock instead of waiting it out.
 
-/** Resolves true once synced, false when the signal aborted first; other failures are thrown. */
-export async function waitSyncedUnlessAborted<T extends KubeObject>(informer: Informer<T>, signal: AbortSignal): Promise<boolean> {
+import { realClock, type Clock } from '../util/clock.js';
+
+/** Anything that can say when its cache is loaded: an informer or an informer factory. */
+export interface Syncable {
+  waitForSync(signal?: AbortSignal): Promise<void>;
+}
+
+export interface CacheSyncOptions {
+  signal: AbortSignal;
+  clock?: Clock;
+  /** Give up after this long; 0 or absent waits until synced or stopped. */
+  timeoutMs?: number;
+  /** Names the caches in the timeout error: "<what> caches not synced within N ms". */
+  what: string;
+}
+
+/** Resolves true once every cache has synced, false when the signal aborted first; throws on timeout. */
+export async function waitForCacheSync(caches: readonly Syncable[], o: CacheSyncOptions): Promise<boolean> {
+  if (o.signal.aborted) return false;
+  if (caches.length === 0) return true;
+  const ac = new AbortController();
+  const timeoutMs = o.timeoutMs ?? 0;
+  let timedOut = false;
+  const stopped = new Promise<never>((_resolve, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true }));
+  stopped.catch(() => {}); // settled through the race below, or not at all
+  const onAbort = (): void => ac.abort(o.signal.reason);
+  o.signal.addEventListener('abort', onAbort, { once: true });
+  const timer =
+    timeoutMs > 0
+      ? (o.clock ?? realClock).setTimeout(() => {
+          timedOut = true;
+          ac.abort(new Error(`${o.what} caches not synced within ${timeoutMs} ms`));
+        }, timeoutMs)
+      : undefined;
   try {
-    await informer.waitForSync(signal);
+    await Promise.race([Promise.all(caches.map((c) => c.waitForSync(ac.signal))), stopped]);
     return true;
   } catch (err) {
-    if (signal.aborted) return false;
+    if (timedOut) throw ac.signal.reason as Error;
+    if (o.signal.aborted) return false;
     throw err;
+  } finally {
+    timer?.cancel();
+    o.signal.removeEventListener('abort', onAbort);
+    if (!ac.signal.aborted) ac.abort(); // releases the informers' waiters
   }
 }

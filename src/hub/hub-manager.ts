@@ -7,6 +7,7 @@ import { labels as wellKnownLabels } from '../api/constants.js';
 import { createController, createInformerFactory, createKubeClient } from '../client/index.js';
 import { resourceTypes } from '../client/resource-types.js';
 import type { Controller, KubeClient } from '../client/types.js';
+import { waitForCacheSync } from '../client/wait-synced.js';
 import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { setupAddonDiscoveryController } from './addon/discovery-controller.js';
@@ -30,6 +31,8 @@ import { resolveHubOptions, type HubOptions, type HubOptionsInput } from './opti
 /** §2.2: core kinds are seen only with the cluster-name label and without the addon-name label. */
 export const HUB_KUBE_LABEL_SELECTOR = `${wellKnownLabels.clusterName},!${wellKnownLabels.addonName}`;
 
+const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 10 * 60 * 1000;
+
 export interface StartHubManagerOptions {
   kubeconfigPath?: string;
   client?: KubeClient;
@@ -40,7 +43,7 @@ export interface StartHubManagerOptions {
   signal: AbortSignal;
   /** HOST:PORT for /healthz and /metrics; omitted → no listener. */
   listen?: string;
-  /** Informer cache sync deadline (default 10 min, as the reference). */
+  /** Informer cache sync deadline on `clock` (default 10 min, as the reference). */
   cacheSyncTimeoutMs?: number;
 }
 
@@ -145,13 +148,8 @@ export async function startHubManager(opts: StartHubManagerOptions): Promise<Hub
   else opts.signal.addEventListener('abort', () => internal.abort(opts.signal.reason), { once: true });
   const runSignal = internal.signal;
   factory.start(runSignal);
-  const syncTimeout = AbortSignal.timeout(opts.cacheSyncTimeoutMs ?? 10 * 60 * 1000);
-  try {
-    await factory.waitForSync(AbortSignal.any([runSignal, syncTimeout]));
-  } catch (err) {
-    if (runSignal.aborted) throw err;
-    throw new Error('hub informer caches did not sync in time', { cause: err });
-  }
+  const synced = await waitForCacheSync([factory], { signal: runSignal, clock, timeoutMs: opts.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS, what: 'hub informer' });
+  if (!synced) throw new Error('hub manager stopped before its informer caches synced', { cause: runSignal.reason });
   const syncedAll = (): boolean => Object.values(informers).every((i: { hasSynced(): boolean }) => i.hasSynced());
 
   let metricsServer: { url: string; close(): Promise<void> } | undefined;

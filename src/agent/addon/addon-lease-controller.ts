@@ -16,7 +16,6 @@ import type { Logger } from '../../util/logger.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { addonInstallNamespace, hostingClusterName, isHostedAddon } from './addon-helpers.js';
 import { ADDON_LEASE_GRACE_MS, addonLeaseCondition, splitAddonKey } from './addon-lease-status.js';
-import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
 
 export const ADDON_LEASE_CONTROLLER_NAME = 'ManagedClusterAddOnLeaseController';
 export const DEFAULT_ADDON_LEASE_RESYNC_MS = 30_000;
@@ -98,6 +97,7 @@ export function createAddonLeaseController(o: AddonLeaseControllerOptions): Addo
   };
 
   const c = createController({
+    waitForSync: [informer],
     name: ADDON_LEASE_CONTROLLER_NAME,
     log: o.log,
     clock,
@@ -111,7 +111,6 @@ export function createAddonLeaseController(o: AddonLeaseControllerOptions): Addo
     name: ADDON_LEASE_CONTROLLER_NAME,
     sync,
     async run(signal) {
-      if (!(await waitSyncedUnlessAborted(informer, signal))) return;
       c.enqueue(DEFAULT_KEY);
       await c.run(signal);
     },

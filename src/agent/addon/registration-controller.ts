@@ -12,7 +12,6 @@ import type { KubeClient } from '../../client/types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { createRegistrationSync, REGISTRATION_DEFAULT_KEY, type KubeClientDriver, type RegistrationSync, type StartRegistration } from './registration-sync.js';
-import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 
 export const ADDON_REGISTRATION_CONTROLLER_NAME = 'AddOnRegistrationController';
@@ -76,6 +75,7 @@ export function createAddonRegistrationController(o: AddonRegistrationController
   });
 
   const controller = createController({
+    waitForSync: [informer],
     name: ADDON_REGISTRATION_CONTROLLER_NAME,
     log: o.log,
     clock: o.clock ?? realClock,
@@ -90,7 +90,6 @@ export function createAddonRegistrationController(o: AddonRegistrationController
     name: ADDON_REGISTRATION_CONTROLLER_NAME,
     registrations,
     async run(signal) {
-      if (!(await waitSyncedUnlessAborted(informer, signal))) return;
       controller.enqueue(REGISTRATION_DEFAULT_KEY);
       try {
         await controller.run(signal);

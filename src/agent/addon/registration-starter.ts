@@ -14,6 +14,7 @@ import { createInformer } from '../../client/informer.js';
 import type { InformerFactory } from '../../client/informer-factory.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Informer, KubeClient } from '../../client/types.js';
+import type { Syncable } from '../../client/wait-synced.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { patchStatus } from '../../client/patch-writer.js';
@@ -88,7 +89,7 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
     const secrets = target.resource<Secret>(resourceTypes.secrets, config.installationNamespace);
     const secretInformer = createInformer(secrets, { log, clock });
     const addonInformer = o.hubInformers.informerFor<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, { namespace: clusterName });
-    const makeController = (driver: RegisterDriver) =>
+    const makeController = (driver: RegisterDriver, driverInformer: Syncable) =>
       createRegisterSecretController({
         name: controllerName,
         secretNamespace: config.installationNamespace,
@@ -101,6 +102,7 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
         resyncMs: o.secretResyncMs ?? DEFAULT_ADDON_SECRET_RESYNC_MS,
         log: o.log,
         clock,
+        waitForSync: [driverInformer, secretInformer],
       });
 
     let driverInformer: Informer<CertificateSigningRequest> | Informer<ManagedClusterAddOn>;
@@ -128,7 +130,7 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
         log,
         clock,
       });
-      controller = makeController(driver);
+      controller = makeController(driver, ownAddon);
       const onAddon = (a: ManagedClusterAddOn): void => {
         if (a.metadata.name === addonName) controller.enqueue();
       };
@@ -148,7 +150,7 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
         clock,
         random: o.random ?? Math.random,
       });
-      controller = makeController(driver);
+      controller = makeController(driver, csrInformer);
       const onCsr = (csr: CertificateSigningRequest): void => {
         if (isAddonCsr(csr, clusterName, addonName, driver.signerName)) controller.enqueue();
       };
@@ -157,13 +159,8 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
     }
     driverInformer.start(signal);
     secretInformer.start(signal);
-    void (async () => {
-      try {
-        await Promise.all([driverInformer.waitForSync(signal), secretInformer.waitForSync(signal)]);
-        await controller.run(signal);
-      } catch (err) {
-        if (!signal.aborted) log.error('addon registration controller stopped', { err });
-      }
-    })();
+    controller.run(signal).catch((err: unknown) => {
+      if (!signal.aborted) log.error('addon registration controller stopped', { err });
+    });
   };
 }

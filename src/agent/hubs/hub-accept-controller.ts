@@ -8,7 +8,6 @@ import type { InformerFactory } from '../../client/informer-factory.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
 export const HUB_ACCEPT_CONTROLLER_NAME = 'HubAcceptController';
@@ -49,14 +48,13 @@ export function createHubAcceptController(o: HubAcceptControllerOptions): HubAcc
       o.onRestart(HUB_REJECTED_MESSAGE);
     }
   };
-  const controller = createController({ name: HUB_ACCEPT_CONTROLLER_NAME, log: o.log, clock: o.clock ?? realClock, reconcile: async () => sync() });
+  const controller = createController({ name: HUB_ACCEPT_CONTROLLER_NAME, log: o.log, clock: o.clock ?? realClock, waitForSync: [informer], reconcile: async () => sync() });
   const enqueue = (): void => controller.enqueue('key');
   onEveryChange(informer, enqueue);
   return {
     name: HUB_ACCEPT_CONTROLLER_NAME,
     sync,
     async run(signal) {
-      if (!(await waitSyncedUnlessAborted(informer, signal))) return;
       await controller.run(signal);
     },
   };

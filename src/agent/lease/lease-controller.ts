@@ -12,7 +12,6 @@ import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { decideLease } from './lease-decision.js';
 import { createLeaseUpdater, type LeaseUpdater } from './lease-updater.js';
-import { waitSyncedUnlessAborted } from '../../client/wait-synced.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
 export const LEASE_CONTROLLER_NAME = 'ManagedClusterLeaseController';
@@ -54,6 +53,7 @@ export function createLeaseController(o: LeaseControllerOptions): LeaseControlle
   let runSignal: AbortSignal | undefined;
 
   const controller = createController({
+    waitForSync: [informer],
     name: LEASE_CONTROLLER_NAME,
     log: o.log,
     clock,
@@ -73,7 +73,6 @@ export function createLeaseController(o: LeaseControllerOptions): LeaseControlle
     updater,
     async run(signal) {
       runSignal = signal;
-      if (!(await waitSyncedUnlessAborted(informer, signal))) return;
       enqueue();
       try {
         await controller.run(signal);

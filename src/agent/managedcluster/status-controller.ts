@@ -125,6 +125,7 @@ export function createStatusController(o: StatusControllerOptions): StatusContro
 
   const hubClusters = o.hubClient.resource<ManagedCluster>(resourceTypes.managedClusters);
   const controller = createController({
+    waitForSync: required,
     name: STATUS_CONTROLLER_NAME,
     log: o.log,
     clock,
@@ -163,12 +164,6 @@ export function createStatusController(o: StatusControllerOptions): StatusContro
     name: STATUS_CONTROLLER_NAME,
     enqueue,
     async run(signal) {
-      try {
-        await Promise.all(required.map((i) => i.waitForSync(signal)));
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
       enqueue();
       await controller.run(signal);
     },

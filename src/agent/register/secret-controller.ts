@@ -8,6 +8,7 @@ import type { Condition } from '../../api/meta.js';
 import type { Secret } from '../../api/core.js';
 import { isNotFound } from '../../client/errors.js';
 import { createController } from '../../client/controller.js';
+import type { Syncable } from '../../client/wait-synced.js';
 import type { Controller, Informer, ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -32,6 +33,8 @@ export interface RegisterSecretControllerOptions {
   resyncMs: number;
   log: Logger;
   clock?: Clock;
+  /** Caches to wait for before the first sync (the driver's and the secret's). */
+  waitForSync?: readonly Syncable[];
 }
 
 export interface RegisterSecretController {
@@ -103,6 +106,7 @@ export function createRegisterSecretController(o: RegisterSecretControllerOption
     log: o.log,
     ...(o.clock ? { clock: o.clock } : {}),
     resyncMs: o.resyncMs,
+    ...(o.waitForSync ? { waitForSync: o.waitForSync } : {}),
     resyncKeys: () => [REGISTER_QUEUE_KEY],
     reconcile: async (_key, signal) => {
       await sync(signal);
