@@ -10,6 +10,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer, type EmbeddedApiServer, type EmbeddedApiServerOptions } from '../../src/apiserver/embedded.js';
 import type { Store } from '../../src/apiserver/storage/types.js';
 import { createLogger, nullLogger, type Logger } from '../../src/util/logger.js';
+import { testLogLevel } from './test-log.js';
 
 export interface TestApiServerOptions extends Partial<Omit<EmbeddedApiServerOptions, 'log' | 'dataDir'>> {
   /** Reuse this data directory (default: a new temp dir). */
@@ -37,8 +38,7 @@ export interface TestApiServer {
 
 function loggerFor(opts: TestApiServerOptions): Logger {
   if (opts.log) return opts.log;
-  const env = process.env.OCM_TS_TEST_LOG;
-  const level = opts.logLevel ?? (env === 'debug' || env === 'info' || env === 'warn' || env === 'error' ? env : undefined);
+  const level = opts.logLevel ?? testLogLevel();
   return level ? createLogger({ level }) : nullLogger();
 }
 

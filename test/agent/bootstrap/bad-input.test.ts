@@ -7,21 +7,15 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLogger, type LogFields } from '../../../src/util/logger.js';
+import { captureLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { startAgentEnv } from './fixture.js';
 
-function capturingLogger(): { log: ReturnType<typeof createLogger>; lines: LogFields[] } {
-  const lines: LogFields[] = [];
-  return { log: createLogger({ level: 'debug', write: (l) => lines.push(JSON.parse(l) as LogFields) }), lines };
-}
-
 test('should exit 1 with OCM messages on validation failures, and retry broken kubeconfigs and unreachable hubs', async (t) => {
-  const env = await startAgentEnv();
-  t.after(() => env.stop());
+  const env = await startAgentEnv(t);
 
   await t.test('invalid cluster name → exit 1', async () => {
-    const { log, lines } = capturingLogger();
+    const { log, lines } = captureLog();
     const agent = await env.startAgent({ clusterName: 'test.cluster' }, log);
     assert.equal(await agent.done, 1);
     assert.equal(agent.status().lastError, 'metadata.name format is not correct: must not contain dots');
@@ -35,7 +29,7 @@ test('should exit 1 with OCM messages on validation failures, and retry broken k
   });
 
   await t.test('missing bootstrap kubeconfig file → logged and retried', async () => {
-    const { log, lines } = capturingLogger();
+    const { log, lines } = captureLog();
     const agent = await env.startAgent({ bootstrapKubeconfig: join(env.dir, 'missing.kubeconfig'), clusterName: 'cluster-missing' }, log);
     await waitFor(() => agent.status().runs >= 3, 10_000, { message: 'retried' });
     assert.match(agent.status().lastError ?? '', /unable to load kubeconfig from file ".*missing.kubeconfig"/);

@@ -27,6 +27,10 @@ export interface AgentEnv extends Clusters {
   startAgent(over?: Partial<SpokeAgentOptions>, log?: Logger): Promise<SpokeAgentHandle>;
   csrs(cluster: string): Promise<CertificateSigningRequest[]>;
   hubSecret(): Promise<Secret | undefined>;
+  /** Plays the hub admin from now on: approves (or denies) every CSR of cluster1, until stopDeciding(). */
+  decideCsrs(decision?: 'Approved' | 'Denied'): void;
+  /** Stops deciding CSRs (also part of stop()). */
+  stopDeciding(): Promise<void>;
 }
 
 /** The agents' certificate identities may do anything on the hub (the hub's RBAC is not under test). */
@@ -63,7 +67,8 @@ export function testAgentOptions(over: Partial<SpokeAgentOptions> & Pick<SpokeAg
   };
 }
 
-export async function startAgentEnv(opts: { sameServer?: boolean; signingDurationMs?: number } = {}): Promise<AgentEnv> {
+/** Starts the environment, stopped when the test `t` ends. */
+export async function startAgentEnv(t: { after(fn: () => Promise<void>): void }, opts: { sameServer?: boolean; signingDurationMs?: number } = {}): Promise<AgentEnv> {
   const clusters = await startClusters({
     spoke: opts.sameServer ? 'same' : true,
     ...(opts.signingDurationMs ? { hubServer: { clusterSigningDurationMs: opts.signingDurationMs } } : {}),
@@ -83,9 +88,15 @@ export async function startAgentEnv(opts: { sameServer?: boolean; signingDuratio
   });
   const hubKubeconfigDir = join(dir, 'hub-kubeconfig');
   const handles: SpokeAgentHandle[] = [];
+  let deciding: { ac: AbortController; done: Promise<void> } | undefined;
+  const stopDeciding = async (): Promise<void> => {
+    deciding?.ac.abort();
+    await deciding?.done;
+    deciding = undefined;
+  };
   const options = (over: Partial<SpokeAgentOptions> = {}): SpokeAgentOptions =>
     testAgentOptions({ kubeconfig: spoke.adminKubeconfigPath, bootstrapKubeconfig: bootstrapKubeconfigPath, hubKubeconfigDir, ...over });
-  return {
+  const env: AgentEnv = {
     ...clusters,
     dir,
     bootstrapKubeconfigPath,
@@ -107,12 +118,21 @@ export async function startAgentEnv(opts: { sameServer?: boolean; signingDuratio
         return undefined;
       }
     },
+    decideCsrs(decision = 'Approved') {
+      if (deciding) throw new Error('decideCsrs: already deciding');
+      const ac = new AbortController();
+      deciding = { ac, done: autoDecideCsrs(hubAdmin, 'cluster1', ac.signal, decision) };
+    },
+    stopDeciding,
     async stop() {
+      await stopDeciding();
       for (const h of handles) await h.stop();
       await clusters.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
+  t.after(() => env.stop());
+  return env;
 }
 
 /** Approves (or denies) every pending CSR of the cluster until the signal aborts; the embedded signer issues approved ones. */

@@ -10,16 +10,11 @@ import { resourceTypes } from '../../../src/client/resource-types.js';
 import { parseCertificate } from '../../../src/util/x509.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { createAcceptedCluster, createClusterLease } from '../controllers/clusters.js';
-import { autoDecideCsrs, startAgentEnv } from './fixture.js';
+import { startAgentEnv } from './fixture.js';
 
 test('should join after approval and acceptance, with two servers', async (t) => {
-  const env = await startAgentEnv();
-  const approver = new AbortController();
-  t.after(async () => {
-    approver.abort();
-    await env.stop();
-  });
-  const approving = autoDecideCsrs(env.hubAdmin, 'cluster1', approver.signal);
+  const env = await startAgentEnv(t);
+  env.decideCsrs();
   const agent = await env.startAgent({ listen: '127.0.0.1:0', spokeExternalServerUrls: ['https://spoke.example:6443'], clusterAnnotations: { 'agent.open-cluster-management.io/a': 'b', 'other/x': 'y' } });
 
   // C creates the ManagedCluster with the bootstrap credentials.
@@ -69,6 +64,4 @@ test('should join after approval and acceptance, with two servers', async (t) =>
   assert.match(metrics, /ocm_agent_phase\{phase="main"\} 1/);
   assert.equal((await env.csrs('cluster1')).length, 1, 'no second CSR');
   await agent.stop();
-  approver.abort();
-  await approving;
 });

@@ -16,19 +16,14 @@ import { createPublicKey } from 'node:crypto';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { captureLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { AGENT_NS, autoDecideCsrs, startAgentEnv } from './fixture.js';
+import { AGENT_NS, startAgentEnv } from './fixture.js';
 
 const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64');
 const unb64 = (s: string | undefined): string => Buffer.from(s ?? '', 'base64').toString();
 
 test('should keep its identity across a restart and not bootstrap again', async (t) => {
-  const env = await startAgentEnv();
-  const approver = new AbortController();
-  t.after(async () => {
-    approver.abort();
-    await env.stop();
-  });
-  const approving = autoDecideCsrs(env.hubAdmin, 'cluster1', approver.signal);
+  const env = await startAgentEnv(t);
+  env.decideCsrs();
   // No names given: a UUID cluster name and a generated agent ID, persisted through the secret.
   const first = await env.startAgent({ clusterName: 'cluster1', agentId: '' });
   await waitFor(() => first.status().phase === 'main', 15_000, { message: 'main phase' });
@@ -44,17 +39,10 @@ test('should keep its identity across a restart and not bootstrap again', async 
   assert.equal(second.status().clusterName, 'cluster1');
   assert.equal(second.status().agentId, agentId);
   assert.equal((await env.csrs('cluster1')).length, 1, 'no new CSR');
-  approver.abort();
-  await approving;
 });
 
 test('should create a new CSR when the stored hub certificate has expired', async (t) => {
-  const env = await startAgentEnv();
-  const approver = new AbortController();
-  t.after(async () => {
-    approver.abort();
-    await env.stop();
-  });
+  const env = await startAgentEnv(t);
   // A secret as a previous run would have left it, but with a certificate that expired an hour ago.
   const key = toEcPrivateKeyPem((await generateKeyPair('ecdsa-p256')).privateKeyPem);
   const publicKey = createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
@@ -75,7 +63,7 @@ test('should create a new CSR when the stored hub certificate has expired', asyn
     metadata: { name: 'hub-kubeconfig-secret', namespace: AGENT_NS },
     data: { kubeconfig: b64(kubeconfig), 'tls.crt': b64(expired), 'tls.key': b64(key), 'cluster-name': b64('cluster1'), 'agent-name': b64('agent1') },
   });
-  const approving = autoDecideCsrs(env.hubAdmin, 'cluster1', approver.signal);
+  env.decideCsrs();
   const agent = await env.startAgent();
   await waitFor(() => agent.status().phase === 'main', 15_000, { message: 'main phase' });
   assert.equal(agent.status().bootstraps, 1);
@@ -83,18 +71,11 @@ test('should create a new CSR when the stored hub certificate has expired', asyn
   const cert = parseCertificate(unb64((await env.hubSecret())?.data?.['tls.crt']));
   assert.ok(cert.notAfter.getTime() > Date.now(), 'fresh certificate stored');
   assert.equal(await readFile(join(env.hubKubeconfigDir, 'tls.crt'), 'utf8'), unb64((await env.hubSecret())?.data?.['tls.crt']));
-  approver.abort();
-  await approving;
 });
 
 test('should re-run the start sequence and re-bootstrap when the bootstrap kubeconfig secret changes', async (t) => {
-  const env = await startAgentEnv();
-  const approver = new AbortController();
-  t.after(async () => {
-    approver.abort();
-    await env.stop();
-  });
-  const approving = autoDecideCsrs(env.hubAdmin, 'cluster1', approver.signal);
+  const env = await startAgentEnv(t);
+  env.decideCsrs();
   const agent = await env.startAgent();
   await waitFor(() => agent.status().phase === 'main', 15_000, { message: 'main phase' });
   assert.equal(agent.status().runs, 1);
@@ -111,8 +92,6 @@ test('should re-run the start sequence and re-bootstrap when the bootstrap kubec
   assert.equal(agent.status().bootstraps, 2, 'bootstrapped again');
   assert.equal((await env.csrs('cluster1')).length, 2, 'a new CSR');
   assert.match(unb64((await env.hubSecret())?.data?.['kubeconfig']), /cluster: rebuilt-hub/);
-  approver.abort();
-  await approving;
 });
 
 /** Renames the current context's cluster entry (same server and CA). */
@@ -126,13 +105,8 @@ function rewriteClusterName(text: string): string {
 }
 
 test('should never store a credential for a denied CSR', async (t) => {
-  const env = await startAgentEnv();
-  const decider = new AbortController();
-  t.after(async () => {
-    decider.abort();
-    await env.stop();
-  });
-  const deciding = autoDecideCsrs(env.hubAdmin, 'cluster1', decider.signal, 'Denied');
+  const env = await startAgentEnv(t);
+  env.decideCsrs('Denied');
   const logs = captureLog();
   const agent = await env.startAgent({}, logs.log);
   await waitFor(async () => (await env.csrs('cluster1')).some((c) => c.status?.conditions?.some((x) => x.type === 'Denied')), 15_000, { message: 'CSR denied' });
@@ -144,6 +118,4 @@ test('should never store a credential for a denied CSR', async (t) => {
   assert.equal(agent.status().phase, 'bootstrap');
   assert.equal(await env.hubSecret(), undefined);
   assert.equal((await env.csrs('cluster1')).length, 1);
-  decider.abort();
-  await deciding;
 });

@@ -10,18 +10,13 @@ import { resourceTypes } from '../../../src/client/resource-types.js';
 import { parseCertificate } from '../../../src/util/x509.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { createAcceptedCluster, createClusterLease } from '../controllers/clusters.js';
-import { autoDecideCsrs, startAgentEnv } from './fixture.js';
+import { startAgentEnv } from './fixture.js';
 
 const unb64 = (s: string | undefined): string => Buffer.from(s ?? '', 'base64').toString();
 
 test('should rotate a short-lived certificate without a restart (hub is its own spoke)', async (t) => {
-  const env = await startAgentEnv({ sameServer: true, signingDurationMs: 6000 });
-  const approver = new AbortController();
-  t.after(async () => {
-    approver.abort();
-    await env.stop();
-  });
-  const approving = autoDecideCsrs(env.hubAdmin, 'cluster1', approver.signal);
+  const env = await startAgentEnv(t, { sameServer: true, signingDurationMs: 6000 });
+  env.decideCsrs();
   // Liveness off: only rotation may renew the certificate here.
   const agent = await env.startAgent({ timings: { livenessPeriodMs: 0 } as never });
   await waitFor(() => agent.status().phase === 'main', 15_000, { message: 'main phase' });
@@ -50,23 +45,15 @@ test('should rotate a short-lived certificate without a restart (hub is its own 
   await waitFor(() => Date.now() > firstCert.notAfter.getTime() + 500, 15_000);
   await waitFor(async () => (await clusters.get('cluster1')).status?.conditions?.some((c) => c.type === 'ManagedClusterJoined' && c.status === 'True'), 10_000, { message: 'Joined' });
   assert.equal(agent.status().runs, 1, 'still no restart');
-  approver.abort();
-  await approving;
 });
 
 test('should restart and bootstrap again once the hub certificate expired in the main phase (liveness)', async (t) => {
-  const env = await startAgentEnv({ signingDurationMs: 3000 });
-  const approver = new AbortController();
-  t.after(async () => {
-    approver.abort();
-    await env.stop();
-  });
-  const approving = autoDecideCsrs(env.hubAdmin, 'cluster1', approver.signal);
+  const env = await startAgentEnv(t, { signingDurationMs: 3000 });
+  env.decideCsrs();
   const agent = await env.startAgent();
   await waitFor(() => agent.status().phase === 'main', 15_000, { message: 'main phase' });
   // The hub stops approving: rotation cannot succeed and the certificate expires.
-  approver.abort();
-  await approving;
+  await env.stopDeciding();
   await waitFor(() => agent.status().runs >= 2 && agent.status().bootstraps >= 2, 15_000, { message: 'restarted into bootstrap by the liveness check' });
   assert.equal(agent.status().phase, 'bootstrap');
   const res = await waitFor(async () => (await env.csrs('cluster1')).length >= 2, 10_000, { message: 'new CSR' });
