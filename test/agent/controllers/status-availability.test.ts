@@ -3,18 +3,14 @@
 // re-checked every 5 s), with exactly one hub event per change.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setMaxListeners } from 'node:events';
 import type { ManagedCluster } from '../../../src/api/cluster.js';
 import type { EventV1 } from '../../../src/api/core.js';
 import { findCondition } from '../../../src/api/conditions.js';
-import { createInformerFactory } from '../../../src/client/informer-factory.js';
 import { createManualClock } from '../../../src/client/manual-clock.js';
 import { createKubeClient } from '../../../src/client/rest-client.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
-import { nullLogger } from '../../../src/util/logger.js';
-import { createStatusController, STATUS_CONTROLLER_NAME } from '../../../src/agent/managedcluster/index.js';
 import { createAcceptedCluster, ensureNamespace, startClusters, type Clusters } from './clusters.js';
-import { captureLog } from '../../helpers/test-log.js';
+import { startStatusController } from './status-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -34,39 +30,23 @@ test('Available becomes False only after the failure threshold; one event per ch
   await createAcceptedCluster(env.hubAdmin, name);
   const spokeClient = createKubeClient({ kubeconfigPath: env.spoke.adminKubeconfigPath }, { timeoutMs: 1000 });
   const clock = createManualClock();
-  const logs = captureLog();
-  const ac = new AbortController();
-  setMaxListeners(50, ac.signal);
-  const hubInformers = createInformerFactory(env.hubAdmin);
-  const spokeInformers = createInformerFactory(spokeClient);
-  const c = createStatusController({
-    clusterName: name,
-    hubClient: env.hubAdmin,
-    hubInformers,
+  const r = startStatusController(env, name, {
     spokeClient,
-    spokeInformers,
-    bootstrapServerUrl: 'https://hub',
     features: {},
     resyncMs,
     availabilityFailureThresholdMs: thresholdMs,
     availabilityRetryIntervalMs: retryMs,
     probeTimeoutMs: 500,
-    hostname: 'h',
-    log: logs.log,
     clock,
   });
-  hubInformers.start(ac.signal);
-  spokeInformers.start(ac.signal);
-  const running = c.run(ac.signal);
   const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
   const availability = async (): Promise<string | undefined> => findCondition((await clusters.get(name)).status?.conditions, 'ManagedClusterConditionAvailable')?.status;
   const events = async (): Promise<EventV1[]> => (await env.hubAdmin.resource<EventV1>(resourceTypes.eventsV1, name).list()).items;
-  const runs = (): number => logs.reconciles(STATUS_CONTROLLER_NAME);
   /** Runs `trigger` and waits for the controller run it causes to finish. */
   const runAfter = async (trigger: () => void): Promise<void> => {
-    const before = runs();
+    const runs = r.runs(1);
     trigger();
-    await waitFor(() => runs() > before, 10_000, { message: 'a status controller run' });
+    await runs;
   };
   try {
     await waitFor(async () => (await availability()) === 'True', 10_000);
@@ -74,7 +54,7 @@ test('Available becomes False only after the failure threshold; one event per ch
 
     await env.spoke.stop();
     // The first failing probe starts the failure window; re-checks follow every retry interval.
-    await runAfter(() => c.enqueue());
+    await runAfter(() => r.controller.enqueue());
     for (let elapsed = retryMs; elapsed < thresholdMs; elapsed += retryMs) {
       assert.equal(clock.nextDue(), clock.now() + retryMs, 'a re-check is scheduled');
       await runAfter(() => clock.advance(retryMs));
@@ -94,8 +74,7 @@ test('Available becomes False only after the failure threshold; one event per ch
     assert.deepEqual(evs.map((e) => [e.type, e.reason]), [['Normal', 'Available'], ['Warning', 'Unavailable']]);
     assert.equal(evs[1]!.note, `The ${name} is successfully imported. However, its Kube API server is unavailable`);
   } finally {
-    ac.abort();
-    await running;
+    await r.stop();
     spokeClient.close();
   }
 });
@@ -103,25 +82,8 @@ test('Available becomes False only after the failure threshold; one event per ch
 test('a spoke without the ClusterClaim CRD still reports Joined and Available', async () => {
   const name = 'no-claim-crd';
   await createAcceptedCluster(env.hubAdmin, name);
-  const ac = new AbortController();
-  setMaxListeners(50, ac.signal);
-  const hubInformers = createInformerFactory(env.hubAdmin);
   // the hub server has no clusterclaims/clusterproperties CRDs: use it as the spoke
-  const spokeInformers = createInformerFactory(env.hubAdmin);
-  const c = createStatusController({
-    clusterName: name,
-    hubClient: env.hubAdmin,
-    hubInformers,
-    spokeClient: env.hubAdmin,
-    spokeInformers,
-    bootstrapServerUrl: 'https://hub',
-    features: { ClusterClaim: true, ClusterProperty: true },
-    resyncMs: 200,
-    log: nullLogger(),
-  });
-  hubInformers.start(ac.signal);
-  spokeInformers.start(ac.signal);
-  const running = c.run(ac.signal);
+  const r = startStatusController(env, name, { spokeClient: env.hubAdmin });
   try {
     const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
     await waitFor(async () => {
@@ -129,7 +91,6 @@ test('a spoke without the ClusterClaim CRD still reports Joined and Available', 
       return findCondition(conds, 'ManagedClusterJoined')?.status === 'True' && findCondition(conds, 'ManagedClusterConditionAvailable')?.status === 'True';
     }, 10_000);
   } finally {
-    ac.abort();
-    await running;
+    await r.stop();
   }
 });

@@ -3,17 +3,15 @@
 // clock is out of sync.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setMaxListeners } from 'node:events';
 import type { ManagedCluster } from '../../../src/api/cluster.js';
 import type { EventV1, Namespace, Node } from '../../../src/api/core.js';
 import { findCondition } from '../../../src/api/conditions.js';
-import { createInformerFactory } from '../../../src/client/informer-factory.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import type { KubeClient } from '../../../src/client/types.js';
 import { createManualClock } from '../../../src/client/manual-clock.js';
-import { createStatusController, hubClusterSetLabel, hubHash, STATUS_CONTROLLER_NAME, type StatusControllerOptions } from '../../../src/agent/managedcluster/index.js';
+import { hubClusterSetLabel, hubHash } from '../../../src/agent/managedcluster/index.js';
 import { createAcceptedCluster, ensureNamespace, patchConditions, startClusters, type Clusters } from './clusters.js';
-import { captureLog, type CapturedLog } from '../../helpers/test-log.js';
+import { startStatusController as startStatus, type RunningStatusController, type StatusControllerOverrides } from './status-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -36,48 +34,8 @@ async function createNode(client: KubeClient, name: string, capacity: Record<str
   await nodes.updateStatus(created);
 }
 
-interface Running {
-  logs: CapturedLog;
-  /** Resolves once the controller has run `n` more times (resyncs included). */
-  runs(n: number): Promise<void>;
-  stop(): Promise<void>;
-}
-
-function startStatusController(name: string, extra: Partial<StatusControllerOptions> = {}): Running {
-  const ac = new AbortController();
-  setMaxListeners(50, ac.signal);
-  const logs = captureLog();
-  const hubInformers = createInformerFactory(env.hubAdmin);
-  const spokeInformers = createInformerFactory(env.spokeAdmin);
-  const c = createStatusController({
-    clusterName: name,
-    hubClient: env.hubAdmin,
-    hubInformers,
-    spokeClient: env.spokeAdmin,
-    spokeInformers,
-    bootstrapServerUrl: BOOTSTRAP_URL,
-    features: { ClusterClaim: true, ClusterProperty: true },
-    resyncMs: 200,
-    hostname: 'testhost',
-    log: logs.log,
-    ...extra,
-  });
-  hubInformers.start(ac.signal);
-  spokeInformers.start(ac.signal);
-  const p = c.run(ac.signal);
-  const count = (): number => logs.reconciles(STATUS_CONTROLLER_NAME);
-  return {
-    logs,
-    async runs(n) {
-      const target = count() + n;
-      await waitFor(() => count() >= target, 10_000, { message: `${n} more status controller runs` });
-    },
-    async stop() {
-      ac.abort();
-      await p;
-    },
-  };
-}
+const startStatusController = (name: string, over: StatusControllerOverrides = {}): RunningStatusController =>
+  startStatus(env, name, { bootstrapServerUrl: BOOTSTRAP_URL, ...over });
 
 async function getCluster(name: string): Promise<ManagedCluster> {
   return env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters).get(name);
