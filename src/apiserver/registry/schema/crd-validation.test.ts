@@ -40,6 +40,10 @@ describe('validateCustomResourceDefinition', () => {
       expected: ['spec.names.listKind: Invalid value: "ManagedCluster": kind and listKind may not be the same'] },
     { name: 'a non-structural schema', edit: (c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.x = { properties: { a: { type: 'string' } } }; },
       expected: ['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[x].type: Required value: must not be empty for specified object fields'] },
+    { name: 'a pattern RE2 cannot compile (lookahead)', edit: (c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.x = { type: 'string', pattern: '^(?=a)a$' }; },
+      expected: ["spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[x].pattern: Invalid value: \"^(?=a)a$\": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: `(?=`"] },
+    { name: 'a backreference pattern inside a junctor', edit: (c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.spec.anyOf = [{ properties: { y: { pattern: '(a)\\1' } } }]; },
+      expected: ["spec.versions[0].schema.openAPIV3Schema.properties[spec].anyOf[0].properties[y].pattern: Invalid value: \"(a)\\\\1\": must be a valid regular expression, but isn't: error parsing regexp: invalid escape sequence: `\\1`"] },
     { name: 'a default of the wrong type', edit: (c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.leaseDurationSeconds.default = 'x'; },
       expected: ['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[leaseDurationSeconds].default: Invalid value: "string": spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[leaseDurationSeconds].default in body must be of type integer: "string"'] },
   ];

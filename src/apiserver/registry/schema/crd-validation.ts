@@ -5,6 +5,7 @@
 
 import type { KubeObject } from '../../../api/meta.js';
 import { fieldErrors, type FieldError } from '../../http/errors.js';
+import { compilePattern } from './patterns.js';
 import { validateSchema } from './structural-schema.js';
 import type { JSONSchemaProps } from './types.js';
 
@@ -196,6 +197,11 @@ function checkNode(s: JSONSchemaProps, path: string, inJunctor: boolean, errs: F
   const mapType = s['x-kubernetes-map-type'];
   if (mapType !== undefined && mapType !== 'atomic' && mapType !== 'granular') {
     errs.push(fieldErrors.notSupported(`${path}.x-kubernetes-map-type`, mapType, ['atomic', 'granular']));
+  }
+  if (typeof s.pattern === 'string' && s.pattern !== '') {
+    // Patterns are RE2 (Go's regexp); one RE2 cannot compile is refused now rather than failing every value later.
+    const compiled = compilePattern(s.pattern);
+    if (!compiled.ok) errs.push(fieldErrors.invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${compiled.error}`));
   }
   if (s.default !== undefined && !inJunctor) {
     const defaultErrs = validateSchema(s, s.default, { path: `${path}.default` });

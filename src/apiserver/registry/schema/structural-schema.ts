@@ -5,20 +5,20 @@
 
 import { fieldErrors, type FieldError } from '../../http/errors.js';
 import { checkFormat } from './formats.js';
+import { createPatternCache, type PatternCache } from './patterns.js';
 import type { JSONSchemaProps } from './types.js';
-
-/** Compiled patterns, cached per validation run (no module-level state). */
-type PatternCache = Map<string, RegExp | null>;
 
 export interface ValidateOptions {
   /** Path prefix for messages; '' for a whole object. */
   path?: string;
+  /** Compiled `pattern`s to reuse across calls (a served CRD's schema); default: a cache for this call only. */
+  patterns?: PatternCache;
 }
 
 /** Validates `value` against `schema`; [] when valid. */
 export function validateSchema(schema: JSONSchemaProps, value: unknown, opts: ValidateOptions = {}): FieldError[] {
   const out: FieldError[] = [];
-  validateNode(schema, value, opts.path ?? '', out, new Map());
+  validateNode(schema, value, opts.path ?? '', out, opts.patterns ?? createPatternCache());
   return out;
 }
 
@@ -85,48 +85,48 @@ function validateNode(s: JSONSchemaProps, v: unknown, path: string, out: FieldEr
   validateJunctors(s, v, path, out, cache);
 }
 
-function validateString(s: JSONSchemaProps, v: string, path: string, out: FieldError[], cache: PatternCache): void {
-  const len = [...v].length;
-  if (s.maxLength !== undefined && len > s.maxLength) out.push(fieldErrors.tooLong(path, s.maxLength));
-  if (s.minLength !== undefined && len < s.minLength) {
-    out.push(invalid(path, v, `${subject(path)} in body should be at least ${s.minLength} chars long`));
-  }
-  if (s.pattern !== undefined) {
-    let re = cache.get(s.pattern);
-    if (re === undefined) {
-      re = compilePattern(s.pattern);
-      cache.set(s.pattern, re);
+/** Code points in `v` (what Go counts as runes), without building an array of them. */
+function runeCount(v: string): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    // A high surrogate followed by a low one is a single code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < v.length) {
+      const d = v.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
     }
-    if (re && !re.test(v)) out.push(invalid(path, v, `${subject(path)} in body should match '${s.pattern}'`));
+    n++;
   }
-  if (s.format !== undefined) {
-    const ok = checkFormat(s.format, v);
-    if (!ok) out.push(invalid(path, v, `${subject(path)} in body must be of type ${s.format}: ${JSON.stringify(v)}`));
+  return n;
+}
+
+/** The string keywords; format is a validator of its own upstream, so it is checked either way. */
+function validateString(s: JSONSchemaProps, v: string, path: string, out: FieldError[], cache: PatternCache): void {
+  const lengthOrPattern = stringLimitError(s, v, path, cache);
+  if (lengthOrPattern) out.push(lengthOrPattern);
+  if (s.format !== undefined && !checkFormat(s.format, v)) {
+    out.push(invalid(path, v, `${subject(path)} in body must be of type ${s.format}: ${JSON.stringify(v)}`));
   }
 }
 
 /**
- * Compiles a schema pattern (RE2 syntax upstream) as an ECMAScript regex: leading `(?i)`/`(?s)`
- * flag groups become flags, `\A` and `\z` become `^` and `$`. A pattern that still does not
- * compile is skipped (null) rather than rejecting every value.
+ * Length limits, then pattern, stopping at the first failure as kube-openapi's string validator
+ * does: an oversized string is refused without running the pattern at all.
  */
-export function compilePattern(pattern: string): RegExp | null {
-  let src = pattern;
-  let flags = '';
-  const lead = /^\(\?([is]+)\)/.exec(src);
-  if (lead) {
-    flags = [...new Set(lead[1])].join('');
-    src = src.slice(lead[0].length);
+function stringLimitError(s: JSONSchemaProps, v: string, path: string, cache: PatternCache): FieldError | undefined {
+  // UTF-16 length >= code points, so the exact count is needed only when the cheap one is not decisive.
+  if (s.maxLength !== undefined && v.length > s.maxLength && runeCount(v) > s.maxLength) {
+    return fieldErrors.tooLong(path, s.maxLength);
   }
-  src = src.replace(/(^|[^\\])\\A/g, '$1^').replace(/(^|[^\\])\\z/g, '$1$$');
-  for (const f of [`${flags}u`, flags]) {
-    try {
-      return new RegExp(src, f);
-    } catch {
-      // try the next flag set
-    }
+  if (s.minLength !== undefined && (v.length < s.minLength || runeCount(v) < s.minLength)) {
+    return invalid(path, v, `${subject(path)} in body should be at least ${s.minLength} chars long`);
   }
-  return null;
+  if (s.pattern !== undefined && s.pattern !== '') {
+    const re = cache.get(s as JSONSchemaProps & { pattern: string });
+    // A pattern that does not compile matches nothing (CRD validation refuses such patterns).
+    if (!re.ok || !re.test(v)) return invalid(path, v, `${subject(path)} in body should match '${s.pattern}'`);
+  }
+  return undefined;
 }
 
 function validateNumber(s: JSONSchemaProps, v: number, path: string, out: FieldError[]): void {
