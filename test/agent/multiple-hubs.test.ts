@@ -20,10 +20,10 @@ import { HUB_CRD_NAMES, SPOKE_CRD_NAMES } from '../../src/api/crds.js';
 import { serverUrlOfKubeconfig } from '../../src/agent/hubs/index.js';
 import { defaultAgentOptions, type SpokeAgentOptions } from '../../src/agent/options/agent-options.js';
 import { startSpokeAgent, type SpokeAgentHandle } from '../../src/agent/spoke-agent.js';
-import { isNotFound } from '../../src/client/errors.js';
 import { resourceTypes } from '../../src/client/resource-types.js';
 import type { KubeClient } from '../../src/client/types.js';
 import type { TestApiServer } from '../helpers/embedded-server.js';
+import { getIfExists } from '../helpers/objects.js';
 import { startOcmApiServer, type OcmApiServer } from '../helpers/ocm-api-server.js';
 import { testLogger } from '../helpers/test-log.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -63,14 +63,7 @@ async function startHub(name: string, dir: string): Promise<Hub> {
   return { name, api, server: api.server, admin: api.admin, url: serverUrlOfKubeconfig(bootstrapKubeconfig)!, bootstrapKubeconfig, accepting: true };
 }
 
-async function getCluster(hub: Hub): Promise<ManagedCluster | undefined> {
-  try {
-    return await hub.admin.resource<ManagedCluster>(resourceTypes.managedClusters).get(CLUSTER);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
+const getCluster = (hub: Hub): Promise<ManagedCluster | undefined> => getIfExists(hub.admin.resource<ManagedCluster>(resourceTypes.managedClusters), CLUSTER);
 
 /** The hub's part: accept the cluster once created (hubAcceptsClient, HubAccepted, lease), then approve its CSRs. */
 async function playHub(hub: Hub, leaseDurationSeconds: number, signal: AbortSignal): Promise<void> {

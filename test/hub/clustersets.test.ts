@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding } from '../../src/api/cluster.js';
-import { isNotFound, resourceTypes } from '../../src/client/index.js';
+import { resourceTypes } from '../../src/client/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startHubFixture, type HubFixture } from './hub-fixture.js';
 
@@ -32,14 +32,7 @@ test('default and global sets are created and their selector is restored', async
   await waitFor(async () => JSON.stringify((await sets().get('global')).spec?.clusterSelector) === JSON.stringify({ selectorType: 'LabelSelector', labelSelector: {} }), 5000);
   assert.deepEqual((await sets().get('global')).spec?.managedNamespaces, [{ name: 'keep-me' }]);
   await sets().delete('default');
-  await waitFor(async () => {
-    try {
-      return (await sets().get('default')).metadata.uid !== d.metadata.uid;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
-  }, 5000);
+  await waitFor(async () => (await sets().get('default')).metadata.uid !== d.metadata.uid, 5000, { message: 'default set re-created' });
 });
 
 test('ClusterSetEmpty follows membership; managed namespaces are published to members', async () => {

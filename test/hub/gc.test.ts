@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import type { ManagedClusterAddOn } from '../../src/api/addon.js';
 import type { ManagedCluster } from '../../src/api/cluster.js';
 import type { KubeObject } from '../../src/api/meta.js';
-import { isNotFound, resourceTypes } from '../../src/client/index.js';
+import { resourceTypes } from '../../src/client/index.js';
 import type { ResourceClient } from '../../src/client/types.js';
 import { CONTROLLER_NAME as GC_CONTROLLER } from '../../src/hub/gc/gc-controller.js';
 import { installCrds } from '../../src/hub/install-crds.js';
 import { realClock } from '../../src/util/clock.js';
+import { getIfExists } from '../helpers/objects.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startHubFixture, type HubFixture } from './hub-fixture.js';
 
@@ -35,14 +36,7 @@ before(async () => {
 after(async () => fx?.stop());
 
 const mcs = () => fx.admin.resource<ManagedCluster>(resourceTypes.managedClusters);
-async function present(rc: ResourceClient, name: string): Promise<KubeObject | undefined> {
-  try {
-    return await rc.get(name);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
+const present = (rc: ResourceClient, name: string): Promise<KubeObject | undefined> => getIfExists(rc, name);
 
 test('deleting a cluster removes addons by priority, then works, then the cluster; the namespace stays', async () => {
   await mcs().create({ metadata: { name: 'g1' }, spec: { hubAcceptsClient: true } });

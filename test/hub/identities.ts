@@ -1,13 +1,2 @@
-// Test identities: clients authenticated by client certificates issued from the embedded server's CA.
-
-import { createKubeClient } from '../../src/client/index.js';
-import type { KubeClient } from '../../src/client/types.js';
-import type { TestApiServer } from '../helpers/embedded-server.js';
-
-export async function clientAs(server: TestApiServer, commonName: string, organizations: string[]): Promise<KubeClient> {
-  const cert = await server.server.pki.issueClientCertificate({ commonName, organizations });
-  return createKubeClient({ server: server.url, caPem: server.server.pki.caPem, certPem: cert.certPem, keyPem: cert.keyPem, contextName: commonName });
-}
-
-export const agentUser = (cluster: string, agent = 'agent1'): string => `system:open-cluster-management:${cluster}:${agent}`;
-export const agentGroups = (cluster: string): string[] => [`system:open-cluster-management:${cluster}`, 'system:open-cluster-management:managed-clusters'];
+// The hub tests' identities live in test/helpers/identities.ts (shared with the agent tests).
+export { agentGroups, agentUser, clientAs } from '../helpers/identities.js';

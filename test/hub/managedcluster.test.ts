@@ -4,7 +4,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManagedCluster } from '../../src/api/cluster.js';
 import type { ClusterRole, ClusterRoleBinding, Namespace } from '../../src/api/core.js';
-import { isNotFound, resourceTypes } from '../../src/client/index.js';
+import { resourceTypes } from '../../src/client/index.js';
+import { getIfExists } from '../helpers/objects.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startHubFixture, type HubFixture } from './hub-fixture.js';
 
@@ -15,15 +16,8 @@ before(async () => {
 after(async () => fx?.stop());
 
 const mcs = () => fx.admin.resource<ManagedCluster>(resourceTypes.managedClusters);
-const exists = async (type: (typeof resourceTypes)[keyof typeof resourceTypes], name: string, ns?: string): Promise<boolean> => {
-  try {
-    await fx.admin.resource(type, ns).get(name);
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
-};
+const exists = async (type: (typeof resourceTypes)[keyof typeof resourceTypes], name: string, ns?: string): Promise<boolean> =>
+  (await getIfExists(fx.admin.resource(type, ns), name)) !== undefined;
 const accepted = async (name: string): Promise<string | undefined> =>
   (await mcs().get(name)).status?.conditions?.find((c) => c.type === 'HubAcceptedManagedCluster')?.reason;
 

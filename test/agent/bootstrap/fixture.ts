@@ -13,6 +13,7 @@ import { isConflict } from '../../../src/client/errors.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import type { KubeClient } from '../../../src/client/types.js';
 import type { Logger } from '../../../src/util/logger.js';
+import { getIfExists } from '../../helpers/objects.js';
 import { testLogger } from '../../helpers/test-log.js';
 import { ensureNamespace, startClusters, type Clusters } from '../controllers/clusters.js';
 
@@ -111,13 +112,7 @@ export async function startAgentEnv(t: { after(fn: () => Promise<void>): void },
       const list = await hubAdmin.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests).list({ labelSelector: `open-cluster-management.io/cluster-name=${cluster}` });
       return list.items;
     },
-    async hubSecret() {
-      try {
-        return await spokeAdmin.resource<Secret>(resourceTypes.secrets, AGENT_NS).get('hub-kubeconfig-secret');
-      } catch {
-        return undefined;
-      }
-    },
+    hubSecret: () => getIfExists(spokeAdmin.resource<Secret>(resourceTypes.secrets, AGENT_NS), 'hub-kubeconfig-secret'),
     decideCsrs(decision = 'Approved') {
       if (deciding) throw new Error('decideCsrs: already deciding');
       const ac = new AbortController();

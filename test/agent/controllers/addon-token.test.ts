@@ -19,13 +19,15 @@ import type { Condition, KubeObject } from '../../../src/api/meta.js';
 import { findCondition } from '../../../src/api/conditions.js';
 import { createInformerFactory } from '../../../src/client/informer-factory.js';
 import { createKubeClient } from '../../../src/client/rest-client.js';
-import { ApiStatusError, isNotFound } from '../../../src/client/errors.js';
+import { ApiStatusError } from '../../../src/client/errors.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import type { KubeClient } from '../../../src/client/types.js';
 import { nullLogger } from '../../../src/util/logger.js';
 import { clusterRoleBindings, commonClusterRoles } from '../../../src/hub/rbac-manifests.js';
 import { createAddonRegistrationController, createAddonRegistrationStarter } from '../../../src/agent/addon/index.js';
 import { ensureNamespace, startClusters, type Clusters } from './clusters.js';
+import { agentGroups, agentUser, clientAs } from '../../helpers/identities.js';
+import { getIfExists } from '../../helpers/objects.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -46,11 +48,7 @@ before(async () => {
   const [registrationBinding] = clusterRoleBindings(CLUSTER, {});
   await env.hubAdmin.resource<ClusterRole>(resourceTypes.clusterRoles).create(registrationRole);
   await env.hubAdmin.resource<RoleBinding>(resourceTypes.roleBindings, CLUSTER).create(registrationBinding);
-  const cert = await env.hub.server.pki.issueClientCertificate({
-    commonName: `system:open-cluster-management:${CLUSTER}:agent1`,
-    organizations: [`system:open-cluster-management:${CLUSTER}`, 'system:open-cluster-management:managed-clusters'],
-  });
-  agentHub = createKubeClient({ server: env.hub.url, caPem: env.hub.server.pki.caPem, certPem: cert.certPem, keyPem: cert.keyPem, contextName: 'agent' });
+  agentHub = await clientAs(env.hub, agentUser(CLUSTER), agentGroups(CLUSTER));
 });
 after(async () => {
   agentHub?.close();
@@ -146,13 +144,9 @@ test('token driver: token requested once TokenInfrastructureReady, secret writte
     await setAddonCondition({ type: 'TokenInfrastructureReady', status: 'True', reason: 'TokenInfrastructureReady', message: `ServiceAccount ${CLUSTER}/${SA} (UID: ${uid}) is ready` });
 
     const secret = await waitFor(async () => {
-      try {
-        const s = await secrets.get(secretName);
-        return s.data?.['token'] ? s : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 15_000);
+      const s = await secrets.get(secretName);
+      return s.data?.['token'] ? s : undefined;
+    }, 15_000, { message: 'token secret' });
     assert.deepEqual(Object.keys(secret.data ?? {}).sort(), ['cluster-name', 'kubeconfig', 'token']);
     assert.equal(Buffer.from(secret.data!['cluster-name']!, 'base64').toString(), CLUSTER);
     const kubeconfig = Buffer.from(secret.data!['kubeconfig']!, 'base64').toString();
@@ -191,15 +185,8 @@ test('token driver: token requested once TokenInfrastructureReady, secret writte
     await updateAddonStatus((x) => {
       x.status = { ...x.status, registrations: [] };
     });
-    await waitFor(async () => {
-      try {
-        await secrets.get(secretName);
-        return false;
-      } catch (err) {
-        return isNotFound(err);
-      }
-    }, 10_000);
-    assert.equal(i.registrations.state().size, 0);
+    // the secret is deleted, then the registration forgotten
+    await waitFor(async () => (await getIfExists(secrets, secretName)) === undefined && i.registrations.state().size === 0, 10_000, { message: 'secret deleted, registration gone' });
   } finally {
     ac.abort();
     await running;
