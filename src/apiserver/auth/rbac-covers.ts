@@ -4,6 +4,7 @@
 
 import type { UserInfo } from '../pipeline.js';
 import type { PolicyRule } from './rbac-rules.js';
+import { trimTrailing } from '../../util/trim-trailing.js';
 
 /** Everything: what cluster-admin holds. */
 export const FULL_AUTHORITY: readonly PolicyRule[] = Object.freeze([
@@ -48,7 +49,7 @@ function resourcesCovered(owner: readonly string[] | undefined, wanted: readonly
 }
 
 function urlCovers(owner: string, path: string): boolean {
-  return owner === path || (owner.endsWith('*') && path.startsWith(owner.replace(/\*+$/, '')));
+  return owner === path || (owner.endsWith('*') && path.startsWith(trimTrailing(owner, '*')));
 }
 
 /** Whether `owner` covers `sub`, a piece produced by breakdownRule. */

@@ -17,6 +17,7 @@ import { logRequest } from './request-log.js';
 import { handleResource } from './resource-handler.js';
 import { sendJson, sendStatus, toApiError } from './respond.js';
 import type { ServerContext } from './server-context.js';
+import { trimTrailing } from '../../util/trim-trailing.js';
 
 /** Per-connection cache of the client certificate chain (a Symbol-keyed property of the socket). */
 const kPeerChain = Symbol('ocm-ts.peerChain');
@@ -65,7 +66,7 @@ function attributesOf(info: RequestInfo, user: UserInfo): RequestAttributes {
 }
 
 function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, info: RequestInfo & { kind: 'nonResource' }, query: URLSearchParams): void {
-  const path = info.path.replace(/\/+$/, '') || '/';
+  const path = trimTrailing(info.path, '/') || '/';
   if (info.discovery) {
     if (info.verb !== 'get') throw errors.methodNotSupported({ group: '', resource: '' }, info.verb);
     const d = info.discovery;

@@ -18,6 +18,15 @@ describe('jsonpath', () => {
   for (const c of cases) {
     it(`should evaluate ${c.path}`, () => assert.deepEqual(evalJsonPath(obj, parseJsonPath(c.path)), c.expected));
   }
+  it('should evaluate a filter on a nested field', () => {
+    const o = { items: [{ a: { b: 'x' }, v: 1 }, { a: { b: 'y' }, v: 2 }] };
+    assert.deepEqual(evalJsonPath(o, parseJsonPath('.items[?(@.a.b=="y")].v')), [2]);
+  });
+  it('should refuse a long filter path that does not parse in linear time', () => {
+    const started = performance.now();
+    assert.throws(() => parseJsonPath(`.x[?(@${'.a'.repeat(40)} =!)]`), /unsupported JSONPath segment/);
+    assert.ok(performance.now() - started < 100, `took ${performance.now() - started} ms`);
+  });
   it('should render ages like kubectl', () => {
     const now = Date.parse('2025-01-02T00:00:00Z');
     assert.equal(humanAge('2025-01-01T23:59:30Z', now), '30s');

@@ -23,7 +23,9 @@ export function parseJsonPath(expr: string): Step[] {
       if (inner === '*') steps.push({ kind: 'all' });
       else if (/^-?\d+$/.test(inner)) steps.push({ kind: 'index', index: Number(inner) });
       else {
-        const m = /^\?\(@((?:\.[^=!<>\s]+)+)\s*==\s*(?:"([^"]*)"|'([^']*)'|([^)\s]+))\)$/.exec(inner);
+        // Segment characters exclude '.', so each dot starts exactly one segment: with '.' allowed
+        // the nested repetition could split `.a.a.a...` every possible way, exponential on a miss.
+        const m = /^\?\(@((?:\.[^=!<>\s.]+)+)\s*==\s*(?:"([^"]*)"|'([^']*)'|([^)\s]+))\)$/.exec(inner);
         if (m) steps.push({ kind: 'filter', path: (m[1] as string).slice(1).split('.'), value: m[2] ?? m[3] ?? m[4] ?? '' });
         else if (/^'[^']*'$|^"[^"]*"$/.test(inner)) steps.push({ kind: 'field', name: inner.slice(1, -1) });
         else throw new Error(`unsupported JSONPath segment [${inner}]`);
