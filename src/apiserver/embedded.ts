@@ -10,6 +10,7 @@ import {
   accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer, createServiceAccountTokens, rbacEscalationAdmission,
   rbacStrategyOverrides,
 } from './auth/index.js';
+import type { ConnectionLimits } from './http/connection-limits.js';
 import type { ServerTimings } from './http/server-context.js';
 import type { AdmissionPlugin, BuiltinController } from './pipeline.js';
 import { ensureAdminKubeconfig, ensurePki, type Pki } from './pki/index.js';
@@ -49,6 +50,8 @@ export interface EmbeddedApiServerOptions {
   extraSans?: string[];
   /** Events older than this are deleted (default 1 h). */
   eventTtlMs?: number;
+  /** Connection caps and transport timeouts (see startApiServer). */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export interface EmbeddedApiServer {
@@ -101,6 +104,7 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
       clock,
       ...(opts.eventTtlMs !== undefined ? { eventTtlMs: opts.eventTtlMs } : {}),
       ...(opts.timings ? { timings: opts.timings } : {}),
+      ...(opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {}),
     });
     authorizer.start();
     const adminKubeconfigPath = await ensureAdminKubeconfig(opts.dataDir, server.url, pki, { clock });

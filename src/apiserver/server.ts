@@ -11,6 +11,8 @@ import { startBuiltinControllers } from './controllers/index.js';
 import { handleRequest } from './http/handler.js';
 import type { HealthCheck } from './http/health.js';
 import { MAX_BODY_BYTES } from './http/body.js';
+import { guardConnections } from './http/connection-guard.js';
+import { resolveConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
 import type { ServerContext, ServerTimings } from './http/server-context.js';
 import type { AdmissionPlugin, Authenticator, Authorizer, BuiltinController } from './pipeline.js';
 import { builtinResources, type BuiltinStrategyOverrides } from './registry/builtin-resources.js';
@@ -54,6 +56,11 @@ export interface ApiServerOptions {
   /** Namespace deletion controller resync interval. */
   controllerResyncMs?: number;
   maxWatchBufferBytes?: number;
+  /**
+   * Connection caps and transport timeouts. Defaults: a global cap below the process's
+   * file-descriptor limit, 10 s TLS handshake, 32 s to send request headers.
+   */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export interface RunningApiServer {
@@ -69,6 +76,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const clock = opts.clock ?? realClock;
   const random = opts.random ?? Math.random;
   const log = opts.log.child({ component: 'apiserver' });
+  const limits = resolveConnectionLimits(opts.connectionLimits);
   const registry = new ResourceRegistry(
     [...builtinResources(opts.strategies ?? {}, opts.subresources ?? {}), crdResource()],
     opts.virtualResources ?? [],
@@ -123,12 +131,19 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     ca: opts.tls.clientCa,
     requestCert: true,
     rejectUnauthorized: false,
-    keepAliveTimeout: 125_000,
-    headersTimeout: 130_000,
+    handshakeTimeout: limits.handshakeTimeoutMs,
+    // Also closes a connection that sends no request at all, as Go's ReadHeaderTimeout does;
+    // idle keep-alive connections are governed by keepAliveTimeout alone.
+    headersTimeout: limits.headersTimeoutMs,
+    connectionsCheckingInterval: Math.min(5000, Math.max(10, Math.floor(limits.headersTimeoutMs / 4))),
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    maxHeaderSize: limits.maxHeaderBytes,
+    // Watches stay open for as long as they last.
     requestTimeout: 0,
   }, (req, res) => {
     void handleRequest(ctx, req, res);
   });
+  guardConnections(server, { limits, log });
   server.on('tlsClientError', (err) => log.debug('tls handshake failed', { err }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

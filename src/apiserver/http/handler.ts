@@ -12,6 +12,7 @@ import {
 import type { AuthenticationRequest, RequestAttributes, UserInfo } from '../pipeline.js';
 import { ApiError, errors } from './errors.js';
 import { serveHealth } from './health.js';
+import { peerChainOf } from './peer-certificate.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { logRequest } from './request-log.js';
 import { handleResource } from './resource-handler.js';
@@ -19,40 +20,8 @@ import { sendJson, sendStatus, toApiError } from './respond.js';
 import type { ServerContext } from './server-context.js';
 import { trimTrailing } from '../../util/trim-trailing.js';
 
-/** Per-connection cache of the client certificate chain (a Symbol-keyed property of the socket). */
-const kPeerChain = Symbol('ocm-ts.peerChain');
-type PeerChain = Pick<AuthenticationRequest, 'clientCertificateDer' | 'clientCertificateChainDer'>;
-
 function authRequest(req: IncomingMessage): AuthenticationRequest {
-  const socket = req.socket as TLSSocket & { [kPeerChain]?: PeerChain };
-  // The peer certificate cannot change during a TLS connection (no renegotiation), and reading it
-  // (getPeerCertificate(true) parses the whole chain) costs more than the rest of a small request.
-  let chain = socket[kPeerChain];
-  if (chain === undefined) {
-    chain = peerChain(socket);
-    socket[kPeerChain] = chain;
-  }
-  return { headers: req.headers, ...chain };
-}
-
-function peerChain(socket: TLSSocket): PeerChain {
-  const out: PeerChain = {};
-  if (typeof socket.getPeerCertificate === 'function') {
-    const peer = socket.getPeerCertificate(true);
-    if (peer && peer.raw) {
-      out.clientCertificateDer = peer.raw;
-      const chain: Buffer[] = [];
-      let cur = peer.issuerCertificate;
-      const seen = new Set<string>([peer.fingerprint256]);
-      while (cur && cur.raw && !seen.has(cur.fingerprint256)) {
-        seen.add(cur.fingerprint256);
-        chain.push(cur.raw);
-        cur = cur.issuerCertificate;
-      }
-      if (chain.length > 0) out.clientCertificateChainDer = chain;
-    }
-  }
-  return out;
+  return { headers: req.headers, ...peerChainOf(req.socket as TLSSocket) };
 }
 
 function attributesOf(info: RequestInfo, user: UserInfo): RequestAttributes {

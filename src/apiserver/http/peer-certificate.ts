@@ -1,0 +1,44 @@
+// The client certificate chain of a TLS connection, read once per connection.
+//
+// The server reads it as soon as the handshake completes (not at the first request): for a client
+// certificate whose signature does not verify, OpenSSL leaves the verification error queued after
+// the handshake (TLS 1.2), and the connection's next read then fails on that stale error, which
+// resets the connection before any request is answered. Reading the certificate in the secure
+// event clears the queue, so the request goes on and is refused with 401 by the authenticator.
+
+import type { TLSSocket } from 'node:tls';
+import type { AuthenticationRequest } from '../pipeline.js';
+
+export type PeerChain = Pick<AuthenticationRequest, 'clientCertificateDer' | 'clientCertificateChainDer'>;
+
+const kPeerChain = Symbol('ocm-ts.peerChain');
+type WithChain = TLSSocket & { [kPeerChain]?: PeerChain };
+
+/** The peer chain, cached on the socket: it cannot change during a connection (no renegotiation). */
+export function peerChainOf(socket: TLSSocket): PeerChain {
+  const s = socket as WithChain;
+  let chain = s[kPeerChain];
+  if (chain === undefined) {
+    chain = readPeerChain(socket);
+    s[kPeerChain] = chain;
+  }
+  return chain;
+}
+
+function readPeerChain(socket: TLSSocket): PeerChain {
+  const out: PeerChain = {};
+  if (typeof socket.getPeerCertificate !== 'function') return out;
+  const peer = socket.getPeerCertificate(true);
+  if (!peer || !peer.raw) return out;
+  out.clientCertificateDer = peer.raw;
+  const chain: Buffer[] = [];
+  let cur = peer.issuerCertificate;
+  const seen = new Set<string>([peer.fingerprint256]);
+  while (cur && cur.raw && !seen.has(cur.fingerprint256)) {
+    seen.add(cur.fingerprint256);
+    chain.push(cur.raw);
+    cur = cur.issuerCertificate;
+  }
+  if (chain.length > 0) out.clientCertificateChainDer = chain;
+  return out;
+}
