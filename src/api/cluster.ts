@@ -1,7 +1,7 @@
 // Typed shapes of the cluster.open-cluster-management.io and about.k8s.io objects registration uses.
 import type { Condition, KubeObject } from './meta.js';
 
-export interface ClientConfig {
+interface ClientConfig {
   url: string;
   caBundle?: string;
 }
@@ -13,7 +13,7 @@ export interface Taint {
   timeAdded?: string | null;
 }
 
-export interface ManagedClusterSpec {
+interface ManagedClusterSpec {
   hubAcceptsClient: boolean;
   managedClusterClientConfigs?: ClientConfig[];
   leaseDurationSeconds?: number;
@@ -26,7 +26,7 @@ export interface ManagedNamespaceConfig {
   conditions?: Condition[];
 }
 
-export interface ManagedClusterStatus {
+interface ManagedClusterStatus {
   conditions?: Condition[];
   capacity?: Record<string, string>;
   allocatable?: Record<string, string>;
@@ -40,13 +40,13 @@ export interface ManagedCluster extends KubeObject {
   status?: ManagedClusterStatus;
 }
 
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   key: string;
   operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
   values?: string[];
 }
 
-export interface LabelSelectorObject {
+interface LabelSelectorObject {
   matchLabels?: Record<string, string>;
   matchExpressions?: LabelSelectorRequirement[];
 }

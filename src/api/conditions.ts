@@ -32,10 +32,6 @@ export function setCondition(conditions: readonly Condition[] | undefined, next:
   return list;
 }
 
-export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
-  return (conditions ?? []).filter((c) => c.type !== type);
-}
-
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -5,7 +5,6 @@ export const GROUP_CLUSTER = 'cluster.open-cluster-management.io';
 export const GROUP_ADDON = 'addon.open-cluster-management.io';
 export const GROUP_REGISTER = 'register.open-cluster-management.io';
 export const GROUP_WORK = 'work.open-cluster-management.io';
-export const GROUP_ABOUT = 'about.k8s.io';
 
 export const labels = {
   clusterName: 'open-cluster-management.io/cluster-name',

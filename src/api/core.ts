@@ -11,7 +11,7 @@ export interface Lease extends KubeObject {
   };
 }
 
-export interface CsrCondition {
+interface CsrCondition {
   type: 'Approved' | 'Denied' | 'Failed' | string;
   status: 'True' | 'False' | 'Unknown';
   reason?: string;
@@ -41,11 +41,6 @@ export interface Secret extends KubeObject {
   immutable?: boolean;
 }
 
-export interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-}
-
 export interface Namespace extends KubeObject {
   spec?: { finalizers?: string[] };
   status?: { phase?: 'Active' | 'Terminating'; conditions?: unknown[] };
@@ -68,7 +63,7 @@ export interface PolicyRule {
   nonResourceURLs?: string[];
 }
 
-export interface RoleRef {
+interface RoleRef {
   apiGroup: string;
   kind: 'ClusterRole' | 'Role';
   name: string;

@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import type { KubeObject } from './meta.js';
 
 /** manifests/crds relative to this module, in both src/ (tsx) and dist/ (compiled) layouts. */
-export function crdManifestDir(): string {
+function crdManifestDir(): string {
   return fileURLToPath(new URL('../../manifests/crds/', import.meta.url));
 }
 

@@ -1,7 +1,7 @@
 // Kubernetes object metadata shapes shared by the server, the client runtime and the controllers.
 // Only the fields ocm-ts reads or writes are typed; everything else passes through untouched.
 
-export interface OwnerReference {
+interface OwnerReference {
   apiVersion: string;
   kind: string;
   name: string;
@@ -45,7 +45,7 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-export interface ListMeta {
+interface ListMeta {
   resourceVersion?: string;
   continue?: string;
   remainingItemCount?: number;
@@ -100,13 +100,6 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 export interface WatchEvent<T extends KubeObject = KubeObject> {
   type: WatchEventType;
   object: T;
-}
-
-/** Group/version/resource triple that addresses a collection. Core group is ''. */
-export interface GroupVersionResource {
-  group: string;
-  version: string;
-  resource: string;
 }
 
 export function apiVersionOf(gvr: { group: string; version: string }): string {

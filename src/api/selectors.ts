@@ -4,10 +4,10 @@
 
 import type { KubeObject } from './meta.js';
 
-export type LabelOperator =
+type LabelOperator =
   | 'Equals' | 'DoubleEquals' | 'NotEquals' | 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'GreaterThan' | 'LessThan';
 
-export interface LabelRequirement {
+interface LabelRequirement {
   key: string;
   operator: LabelOperator;
   /** Sorted and de-duplicated, as kube-apiserver keeps them. Empty for Exists/DoesNotExist. */
@@ -81,7 +81,7 @@ export function labelKeyProblems(key: string): string[] {
 }
 
 /** Problems with a label value; [] when valid. */
-export function labelValueProblems(value: string): string[] {
+function labelValueProblems(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 63) errs.push('must be no more than 63 characters');
   if (!LABEL_VALUE_RE.test(value)) errs.push(LABEL_VALUE_MSG);
@@ -364,7 +364,7 @@ export function formatLabelSelector(sel: LabelSelector): string {
 // ---------------------------------------------------------------------------------------------
 // metav1.LabelSelector
 
-export interface LabelSelectorRequirementObject {
+interface LabelSelectorRequirementObject {
   key: string;
   operator: string;
   values?: string[];
@@ -401,7 +401,7 @@ export function labelSelectorFromObject(obj: LabelSelectorObject | null | undefi
 // ---------------------------------------------------------------------------------------------
 // Field selectors
 
-export interface FieldRequirement {
+interface FieldRequirement {
   field: string;
   operator: 'Equals' | 'NotEquals';
   value: string;

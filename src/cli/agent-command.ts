@@ -120,7 +120,7 @@ interface RawFlags {
 }
 
 /** Flags → options (throws CliUsageError for values commander cannot check). */
-export function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
+function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
   const d = defaultAgentOptions();
   let featureGates;
   try {
@@ -244,7 +244,7 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
  * A file named on the command line that is not there is a usage mistake (exit 2), not something
  * to retry: the restart loop is for files that change while the agent runs.
  */
-export function checkAgentFiles(opts: SpokeAgentOptions): void {
+function checkAgentFiles(opts: SpokeAgentOptions): void {
   const files: [string, string][] = [
     ['--kubeconfig', opts.kubeconfig],
     ['--spoke-kubeconfig', opts.spokeKubeconfig],

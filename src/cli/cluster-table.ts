@@ -23,7 +23,7 @@ function conditionStatus(c: ManagedCluster, type: string): string {
   return findCondition(c.status?.conditions, type)?.status ?? '';
 }
 
-export function clusterRow(c: ManagedCluster, now: number, format: TableFormat): string[] {
+function clusterRow(c: ManagedCluster, now: number, format: TableFormat): string[] {
   const created = c.metadata.creationTimestamp ? Date.parse(c.metadata.creationTimestamp) : now;
   const row = [
     c.metadata.name ?? '',
@@ -45,8 +45,8 @@ export function clusterRow(c: ManagedCluster, now: number, format: TableFormat):
   return row;
 }
 
-export const TABLE_HEADERS = ['NAME', 'HUB ACCEPTED', 'MANAGED CLUSTER URLS', 'JOINED', 'AVAILABLE', 'AGE'];
-export const WIDE_HEADERS = [...TABLE_HEADERS, 'CLUSTERSET', 'KUBERNETES VERSION', 'CPU', 'MEMORY', 'CLOCK SYNCED'];
+const TABLE_HEADERS = ['NAME', 'HUB ACCEPTED', 'MANAGED CLUSTER URLS', 'JOINED', 'AVAILABLE', 'AGE'];
+const WIDE_HEADERS = [...TABLE_HEADERS, 'CLUSTERSET', 'KUBERNETES VERSION', 'CPU', 'MEMORY', 'CLOCK SYNCED'];
 
 /** Left-aligned columns separated by three spaces, as kubectl prints them. */
 export function renderTable(headers: string[], rows: string[][]): string {

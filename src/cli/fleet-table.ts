@@ -18,7 +18,7 @@ function cond(c: ManagedCluster | undefined, type: string): string {
   return findCondition(c?.status?.conditions, type)?.status ?? '-';
 }
 
-export function fleetRow(r: FleetRowInput, now: number): string[] {
+function fleetRow(r: FleetRowInput, now: number): string[] {
   const renew = r.lease?.spec?.renewTime ? Date.parse(r.lease.spec.renewTime) : undefined;
   return [
     r.name,

@@ -56,7 +56,7 @@ const reasonByCode: Record<number, string> = {
 };
 
 /** The Status reason kube-apiserver uses for a bare HTTP code ('' when it has none). */
-export function reasonForCode(code: number): string {
+function reasonForCode(code: number): string {
   return reasonByCode[code] ?? (code >= 500 ? 'InternalError' : '');
 }
 
@@ -96,9 +96,6 @@ export function isUnauthorized(err: unknown): boolean {
 /** 410: resourceVersion too old (watch or list) or continue token expired. */
 export function isGone(err: unknown): boolean {
   return codeOf(err) === 410;
-}
-export function isTooManyRequests(err: unknown): boolean {
-  return codeOf(err) === 429;
 }
 
 export type RetryDecision =

@@ -17,7 +17,7 @@ export interface TransportOptions {
   timeoutMs: number;
 }
 
-export interface SendOptions {
+interface SendOptions {
   method: string;
   path: string;
   body?: string | undefined;

@@ -16,7 +16,7 @@ export interface InformerFactoryOptions {
   runtime?: Omit<InformerRuntimeOptions, 'labelSelector' | 'fieldSelector' | 'log' | 'clock' | 'resyncMs'>;
 }
 
-export interface InformerFor {
+interface InformerFor {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;

@@ -6,7 +6,7 @@
 import type { KubeList, KubeObject, Status, WatchEvent } from '../api/meta.js';
 import { matchesLabels, parseLabelSelector } from '../api/selectors.js';
 import { realClock, type Clock } from '../util/clock.js';
-import { nullLogger, type Logger } from '../util/logger.js';
+import { nullLogger } from '../util/logger.js';
 import { createBackoff, type BackoffOptions } from './backoff.js';
 import { toError } from '../util/errors.js';
 import { ApiStatusError, isGone } from './errors.js';

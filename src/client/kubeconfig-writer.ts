@@ -4,7 +4,7 @@
 
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
-export type KubeconfigUser =
+type KubeconfigUser =
   | { clientCertificate: string; clientKey: string }
   | { tokenFile: string }
   | { exec: { apiVersion: string; command: string; args?: string[] } };

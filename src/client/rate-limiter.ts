@@ -47,7 +47,7 @@ export function bucketRateLimiter(opts: { qps: number; burst: number; now: () =>
 }
 
 /** The larger delay of all limiters; numRequeues is the largest count. */
-export function maxOfRateLimiter(...limiters: RateLimiter[]): RateLimiter {
+function maxOfRateLimiter(...limiters: RateLimiter[]): RateLimiter {
   return {
     when(key) {
       let d = 0;

@@ -9,7 +9,7 @@ export interface PathParts {
   subresource?: string | undefined;
 }
 
-export function groupVersionPrefix(type: { group: string; version: string }): string {
+function groupVersionPrefix(type: { group: string; version: string }): string {
   return type.group === '' ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
 }
 

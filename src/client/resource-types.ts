@@ -41,4 +41,3 @@ export const resourceTypes = Object.freeze({
   selfSubjectAccessReviews: rt('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false),
 } satisfies Record<string, ResourceType>);
 
-export type ResourceTypeName = keyof typeof resourceTypes;

@@ -6,7 +6,7 @@ import { NetworkError } from './errors.js';
 const eventTypes: ReadonlySet<string> = new Set<WatchEventType>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
 /** Parses one line; throws a NetworkError on anything that is not a watch event (never skips silently). */
-export function parseWatchLine<T extends KubeObject>(line: string): WatchEvent<T> {
+function parseWatchLine<T extends KubeObject>(line: string): WatchEvent<T> {
   let v: unknown;
   try {
     v = JSON.parse(line);

@@ -6,7 +6,7 @@ import type { Secret } from '../api/core.js';
 import { rfc3339 } from '../api/conditions.js';
 
 export const BOOTSTRAP_GROUP = 'system:bootstrappers:managedcluster';
-export const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.kubernetes.io/token';
+const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.kubernetes.io/token';
 export const HUB_TOKEN_LABEL = 'ocm-ts.io/hub-bootstrap-token';
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 

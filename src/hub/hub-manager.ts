@@ -29,7 +29,7 @@ import { createHubMetrics, startMetricsServer, type HubMetrics } from './metrics
 import { resolveHubOptions, type HubOptions, type HubOptionsInput } from './options.js';
 
 /** §2.2: core kinds are seen only with the cluster-name label and without the addon-name label. */
-export const HUB_KUBE_LABEL_SELECTOR = `${wellKnownLabels.clusterName},!${wellKnownLabels.addonName}`;
+const HUB_KUBE_LABEL_SELECTOR = `${wellKnownLabels.clusterName},!${wellKnownLabels.addonName}`;
 
 const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 10 * 60 * 1000;
 

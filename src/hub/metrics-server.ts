@@ -30,7 +30,7 @@ export function createHubMetrics(opts: { defaultMetrics?: boolean } = {}): HubMe
 }
 
 /** Parses `host:port`; an empty host (`:8080`) means all interfaces, as in Go. */
-export function parseListen(listen: string): { host: string; port: number } {
+function parseListen(listen: string): { host: string; port: number } {
   const i = listen.lastIndexOf(':');
   if (i < 0) throw new Error(`invalid listen address ${JSON.stringify(listen)}: expected HOST:PORT`);
   const host = listen.slice(0, i).replace(/^\[|\]$/g, '') || '0.0.0.0';

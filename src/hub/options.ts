@@ -3,7 +3,7 @@
 import { HUB_FEATURE_DEFAULTS, parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { ResourceType } from '../client/types.js';
 
-export const DEFAULT_GC_RESOURCE_LIST: readonly string[] = [
+const DEFAULT_GC_RESOURCE_LIST: readonly string[] = [
   'addon.open-cluster-management.io/v1beta1/managedclusteraddons',
   'work.open-cluster-management.io/v1/manifestworks',
 ];
@@ -19,7 +19,7 @@ export interface HubOptions {
   timings: HubTimings;
 }
 
-export interface HubTimings {
+interface HubTimings {
   /** Informer resync (30 min). */
   resyncMs: number;
   /** RBAC cleanup and GC requeue while resources remain (5 s). */
@@ -28,7 +28,7 @@ export interface HubTimings {
   defaultSetResyncMs: number;
 }
 
-export const DEFAULT_HUB_TIMINGS: Readonly<HubTimings> = Object.freeze({
+const DEFAULT_HUB_TIMINGS: Readonly<HubTimings> = Object.freeze({
   resyncMs: 30 * 60 * 1000,
   cleanupRequeueMs: 5000,
   defaultSetResyncMs: 10_000,

@@ -34,7 +34,7 @@ export interface SigningCa {
   keyPem: string;
 }
 
-export interface SubjectInput {
+interface SubjectInput {
   commonName: string;
   organizations?: string[];
   organizationalUnits?: string[];

@@ -17,8 +17,8 @@ import { patchStatus } from '../../client/patch-writer.js';
 import { addonInstallNamespace, hostingClusterName, isHostedAddon } from './addon-helpers.js';
 import { ADDON_LEASE_GRACE_MS, addonLeaseCondition, splitAddonKey } from './addon-lease-status.js';
 
-export const ADDON_LEASE_CONTROLLER_NAME = 'ManagedClusterAddOnLeaseController';
-export const DEFAULT_ADDON_LEASE_RESYNC_MS = 30_000;
+const ADDON_LEASE_CONTROLLER_NAME = 'ManagedClusterAddOnLeaseController';
+const DEFAULT_ADDON_LEASE_RESYNC_MS = 30_000;
 const DEFAULT_KEY = 'key';
 
 export interface AddonLeaseControllerOptions {

@@ -31,21 +31,21 @@ import { tokenUser } from './registration-config.js';
 import { errorMessage, toError } from '../../util/errors.js';
 
 /** Secret key holding the ServiceAccount token (the kubeconfig's `tokenFile: token`). */
-export const ADDON_TOKEN_KEY = 'token';
+const ADDON_TOKEN_KEY = 'token';
 
 /**
  * Refresh once the remaining lifetime is at most this fraction of the total lifetime, i.e. at 80 %
  * of the lifetime (spoke-agent.md §15.6 step 4: "remaining fraction ≤ 0.2", as OCM's token driver).
  */
-export const TOKEN_REFRESH_REMAINING_FRACTION = 0.2;
+const TOKEN_REFRESH_REMAINING_FRACTION = 0.2;
 
-export const reasonsToken = {
+const reasonsToken = {
   refreshed: 'AddonTokenRefreshed',
   creationFailed: 'TokenCreationFailed',
 } as const;
 
 /** `<addon>-agent`: the ServiceAccount the addon manager creates in the cluster namespace on the hub. */
-export function addonServiceAccountName(addonName: string): string {
+function addonServiceAccountName(addonName: string): string {
   return `${addonName}-agent`;
 }
 

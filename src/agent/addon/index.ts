@@ -34,53 +34,8 @@
 // Both controllers use hub managedclusteraddons (v1beta1) in namespace `<cluster>` from the
 // factory; the caller starts the factory.
 
-export { createAddonLeaseController, leaseQueueKey, ADDON_LEASE_CONTROLLER_NAME, type AddonLeaseController, type AddonLeaseControllerOptions } from './addon-lease-controller.js';
-export { addonLeaseCondition, splitAddonKey, ADDON_LEASE_GRACE_MS } from './addon-lease-status.js';
-export {
-  createAddonRegistrationController,
-  ADDON_REGISTRATION_CONTROLLER_NAME,
-  type AddonRegistrationController,
-  type AddonRegistrationControllerOptions,
-} from './registration-controller.js';
-export {
-  createRegistrationSync,
-  withKubeClientDriver,
-  REGISTRATION_DEFAULT_KEY,
-  type KubeClientDriver,
-  type StartRegistration,
-  type StartRegistrationInput,
-  type RegistrationSync,
-} from './registration-sync.js';
-export {
-  registrationConfigs,
-  setSubjectForRegistration,
-  configHash,
-  defaultAddonUser,
-  defaultAddonGroup,
-  tokenUser,
-  type AddonRegistration,
-} from './registration-config.js';
-export { addonInstallNamespace, isHostedAddon, hostingClusterName } from './addon-helpers.js';
-export {
-  createAddonRegistrationStarter,
-  addonStatusUpdater,
-  DEFAULT_ADDON_SECRET_RESYNC_MS,
-  DEFAULT_ADDON_TOKEN_EXPIRATION_SECONDS,
-  type AddonRegistrationStarterOptions,
-} from './registration-starter.js';
-export { createAddonCsrDriver, addonCsrTarget, isAddonCsr, type AddonCsrDriverOptions } from './addon-csr-driver.js';
-export {
-  createAddonTokenDriver,
-  tokenRefreshDecision,
-  refreshDueMs,
-  parseTokenClaims,
-  parseServiceAccountUid,
-  tokenInfrastructure,
-  withTokenSubject,
-  addonServiceAccountName,
-  ADDON_TOKEN_KEY,
-  TOKEN_REFRESH_REMAINING_FRACTION,
-  type AddonTokenDriverOptions,
-  type TokenClaims,
-  type TokenRefreshDecision,
-} from './addon-token-driver.js';
+export { createAddonLeaseController } from './addon-lease-controller.js';
+export { createAddonRegistrationController } from './registration-controller.js';
+export type { KubeClientDriver } from './registration-sync.js';
+export { registrationConfigs } from './registration-config.js';
+export { createAddonRegistrationStarter } from './registration-starter.js';

@@ -29,7 +29,7 @@ export function defaultAddonUser(clusterName: string, addonName: string): string
   return `system:open-cluster-management:cluster:${clusterName}:addon:${addonName}:agent:${addonName}`;
 }
 
-export function defaultAddonGroup(clusterName: string, addonName: string): string {
+function defaultAddonGroup(clusterName: string, addonName: string): string {
   return `system:open-cluster-management:cluster:${clusterName}:addon:${addonName}`;
 }
 

@@ -14,8 +14,8 @@ import type { Logger } from '../../util/logger.js';
 import { createRegistrationSync, REGISTRATION_DEFAULT_KEY, type KubeClientDriver, type RegistrationSync, type StartRegistration } from './registration-sync.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 
-export const ADDON_REGISTRATION_CONTROLLER_NAME = 'AddOnRegistrationController';
-export const DEFAULT_ADDON_REGISTRATION_RESYNC_MS = 10 * 60_000;
+const ADDON_REGISTRATION_CONTROLLER_NAME = 'AddOnRegistrationController';
+const DEFAULT_ADDON_REGISTRATION_RESYNC_MS = 10 * 60_000;
 
 export interface AddonRegistrationControllerOptions {
   clusterName: string;

@@ -28,9 +28,9 @@ import type { StartRegistration, StartRegistrationInput } from './registration-s
 import { errorMessage } from '../../util/errors.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
-export const DEFAULT_ADDON_SECRET_RESYNC_MS = 5 * 60_000;
+const DEFAULT_ADDON_SECRET_RESYNC_MS = 5 * 60_000;
 /** Default of `--addon-token-expiration-seconds` (spoke-agent.md §2.4). */
-export const DEFAULT_ADDON_TOKEN_EXPIRATION_SECONDS = 31_536_000;
+const DEFAULT_ADDON_TOKEN_EXPIRATION_SECONDS = 31_536_000;
 
 export interface AddonRegistrationStarterOptions {
   /** Hub client (agent hub credentials): CSRs and addon status. */
@@ -53,7 +53,7 @@ export interface AddonRegistrationStarterOptions {
 }
 
 /** The addon status updater of §9: upsert the condition on the cached addon and patch when changed. */
-export function addonStatusUpdater(o: { hubClient: KubeClient; getAddon(): ManagedClusterAddOn | undefined; clusterName: string; addonName: string; clock: Clock }): StatusUpdater {
+function addonStatusUpdater(o: { hubClient: KubeClient; getAddon(): ManagedClusterAddOn | undefined; clusterName: string; addonName: string; clock: Clock }): StatusUpdater {
   const addons = o.hubClient.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, o.clusterName);
   return async (condition, signal) => {
     const cached = o.getAddon();

@@ -14,7 +14,7 @@ export type SecretEvent =
   | { type: 'delete'; obj: unknown };
 
 /** A delete whose final state is unknown carries the last known object (client-go tombstone). */
-export interface DeletedFinalStateUnknown {
+interface DeletedFinalStateUnknown {
   key: string;
   obj: unknown;
 }

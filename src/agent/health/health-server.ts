@@ -11,12 +11,11 @@ import type { AgentMetrics } from './agent-metrics.js';
 import type { Logger } from '../../util/logger.js';
 import { errorMessage } from '../../util/errors.js';
 
-export type { AgentMetrics } from './agent-metrics.js';
 
-export const HUB_KUBECONFIG_CHECK = 'hub-kube-config';
+const HUB_KUBECONFIG_CHECK = 'hub-kube-config';
 
 /** `() => valid`; throws when the kubeconfig is broken. */
-export type HubKubeconfigCheck = () => boolean;
+type HubKubeconfigCheck = () => boolean;
 
 /** The hub-kube-config health check, switched on once the agent is bootstrapped. */
 export interface HubKubeconfigHealthChecker {

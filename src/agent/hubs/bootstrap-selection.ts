@@ -20,7 +20,7 @@ export interface BootstrapSelectionInput {
   log: Logger;
 }
 
-export class NoBootstrapKubeconfigError extends Error {
+class NoBootstrapKubeconfigError extends Error {
   constructor(candidates: readonly string[], clusterName: string) {
     super(`no bootstrap kubeconfig in [${candidates.join(' ')}] is available for managed cluster ${clusterName}`);
     this.name = 'NoBootstrapKubeconfigError';

@@ -17,7 +17,7 @@ interface SelfSubjectAccessReview {
   status?: { allowed: boolean; denied?: boolean; reason?: string; evaluationError?: string };
 }
 
-export const REQUIRED_ACCESS: readonly { group: string; resource: string; verb: string }[] = [
+const REQUIRED_ACCESS: readonly { group: string; resource: string; verb: string }[] = [
   { group: 'cluster.open-cluster-management.io', resource: 'managedclusters', verb: 'create' },
   { group: 'cluster.open-cluster-management.io', resource: 'managedclusters', verb: 'get' },
   { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', verb: 'create' },

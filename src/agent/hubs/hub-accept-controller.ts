@@ -11,7 +11,7 @@ import type { Logger } from '../../util/logger.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
 export const HUB_ACCEPT_CONTROLLER_NAME = 'HubAcceptController';
-export const HUB_REJECTED_MESSAGE = 'Failed to connect to hub because of hubAcceptClient set to false, restart agent to reselect a new bootstrap kubeconfig';
+const HUB_REJECTED_MESSAGE = 'Failed to connect to hub because of hubAcceptClient set to false, restart agent to reselect a new bootstrap kubeconfig';
 
 export interface HubAcceptControllerOptions {
   clusterName: string;
@@ -31,7 +31,7 @@ export interface HubAcceptController {
 }
 
 /** Pure: restart when the hub no longer accepts the client. */
-export function hubRejectsClient(cluster: ManagedCluster): boolean {
+function hubRejectsClient(cluster: ManagedCluster): boolean {
   return !cluster.spec?.hubAcceptsClient;
 }
 

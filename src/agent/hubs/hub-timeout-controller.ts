@@ -12,10 +12,10 @@ import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 
 export const HUB_TIMEOUT_CONTROLLER_NAME = 'HubTimeoutController';
-export const LEASE_TIMEOUT_MESSAGE = 'Failed to connect to hub because of lease out-of-date, restart agent to reselect a new bootstrap kubeconfig';
-export const DEFAULT_HUB_CONNECTION_TIMEOUT_SECONDS = 600;
-export const DEFAULT_HUB_TIMEOUT_RESYNC_MS = 60_000;
-export const HUB_TIMEOUT_STARTUP_GRACE_MS = 10_000;
+const LEASE_TIMEOUT_MESSAGE = 'Failed to connect to hub because of lease out-of-date, restart agent to reselect a new bootstrap kubeconfig';
+const DEFAULT_HUB_CONNECTION_TIMEOUT_SECONDS = 600;
+const DEFAULT_HUB_TIMEOUT_RESYNC_MS = 60_000;
+const HUB_TIMEOUT_STARTUP_GRACE_MS = 10_000;
 
 /** Pure: strictly after renew + timeout. */
 export function isLeaseTimedOut(lastRenewMs: number, nowMs: number, timeoutSeconds: number): boolean {

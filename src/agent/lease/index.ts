@@ -7,6 +7,4 @@
 // `hubInformers` is the shared hub InformerFactory (hub credentials); the controller asks it for
 // managedclusters with fieldSelector `metadata.name=<cluster>` (shared with G and K).
 
-export { createLeaseController, LEASE_CONTROLLER_NAME, type LeaseController, type LeaseControllerOptions } from './lease-controller.js';
-export { createLeaseUpdater, type LeaseUpdater, type LeaseUpdaterOptions } from './lease-updater.js';
-export { decideLease, jitteredIntervalMs, leaseDurationSeconds, type LeaseDecision } from './lease-decision.js';
+export { createLeaseController, LEASE_CONTROLLER_NAME, type LeaseController } from './lease-controller.js';

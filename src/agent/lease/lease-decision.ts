@@ -16,7 +16,7 @@ export interface LeaseDecision {
   error?: string;
 }
 
-export function leaseDurationSeconds(cluster: ManagedCluster): number {
+function leaseDurationSeconds(cluster: ManagedCluster): number {
   const d = cluster.spec?.leaseDurationSeconds ?? 0;
   return d > 0 ? d : DEFAULT_LEASE_DURATION_SECONDS;
 }

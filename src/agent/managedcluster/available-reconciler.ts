@@ -15,8 +15,8 @@ import { errorMessage } from '../../util/errors.js';
 
 export type ProbeOutcome = { healthy: true } | { healthy: false; statusCode: number; detail: string };
 
-export const DEFAULT_FAILURE_THRESHOLD_MS = 20_000;
-export const DEFAULT_RETRY_INTERVAL_MS = 5_000;
+const DEFAULT_FAILURE_THRESHOLD_MS = 20_000;
+const DEFAULT_RETRY_INTERVAL_MS = 5_000;
 
 /** The client-go style error text of a non-2xx answer. */
 function serverErrorText(statusCode: number, body: string): string {
@@ -42,11 +42,11 @@ export async function probeSpokeHealth(client: Pick<KubeClient, 'probe'>, signal
   return res.statusCode === 200 ? { healthy: true } : { healthy: false, statusCode: res.statusCode, detail: res.detail };
 }
 
-export function availableTrueCondition(): Condition {
+function availableTrueCondition(): Condition {
   return { type: conditionTypes.available, status: 'True', reason: reasons.managedClusterAvailable, message: 'Managed cluster is available' };
 }
 
-export function availableFalseCondition(statusCode: number, detail: string): Condition {
+function availableFalseCondition(statusCode: number, detail: string): Condition {
   return {
     type: conditionTypes.available,
     status: 'False',

@@ -38,7 +38,7 @@ function byteOrder(a: ClaimItem, b: ClaimItem): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-export function isReservedClaim(name: string, reservedSuffixes: readonly string[]): boolean {
+function isReservedClaim(name: string, reservedSuffixes: readonly string[]): boolean {
   return RESERVED_CLUSTER_CLAIM_NAMES.includes(name) || reservedSuffixes.some((s) => name.endsWith(s));
 }
 
@@ -73,7 +73,7 @@ export interface ClaimReconcilerOptions {
   reservedSuffixes?: readonly string[];
 }
 
-export const DEFAULT_MAX_CUSTOM_CLAIMS = 20;
+const DEFAULT_MAX_CUSTOM_CLAIMS = 20;
 
 export function createClaimReconciler(opts: ClaimReconcilerOptions): StatusReconciler {
   const maxCustomClaims = opts.maxCustomClaims ?? DEFAULT_MAX_CUSTOM_CLAIMS;

@@ -14,7 +14,7 @@ import type { Logger } from '../../util/logger.js';
 import { errorMessage } from '../../util/errors.js';
 import { clientConfigCount, decorateCluster, newHubCluster, type DecorateInput } from './creating-decorators.js';
 
-export const CREATING_CONTROLLER_NAME = 'ManagedClusterCreatingController';
+const CREATING_CONTROLLER_NAME = 'ManagedClusterCreatingController';
 const KEY = 'key';
 const BASE_RESYNC_MS = 60 * 60_000;
 

@@ -24,15 +24,6 @@
 // hub managedclusters `metadata.name=<cluster>`; spoke nodes, namespaces `<hub label>=true`,
 // clusterclaims (gate), clusterproperties (gate).
 
-export { createCreatingController, CREATING_CONTROLLER_NAME, type CreatingController, type CreatingControllerOptions } from './creating-controller.js';
-export { createStatusController, STATUS_CONTROLLER_NAME, DEFAULT_HEALTHCHECK_PERIOD_MS, type StatusController, type StatusControllerOptions } from './status-controller.js';
-export { decorateCluster, newHubCluster, type DecorateInput } from './creating-decorators.js';
-export { syncClusterStatus, CLOCK_OUT_OF_SYNC_MESSAGE, type StatusSyncDeps } from './status-sync.js';
-export type { StatusReconciler, StatusContext, StepResult, NextStep } from './reconciler.js';
-export { createJoiningReconciler, reconcileJoining } from './joining-reconciler.js';
-export { createAvailableReconciler, probeSpokeHealth, decideAvailability, type ProbeOutcome } from './available-reconciler.js';
-export { createResourceReconciler, computeNodeResources, spokeVersion } from './resource-reconciler.js';
-export { createClaimReconciler, exposeClaims, isReservedClaim } from './claim-reconciler.js';
-export { createManagedNamespaceReconciler, hubHash, hubClusterSetLabel } from './managed-namespace-reconciler.js';
-export { availabilityEvent, HUB_EVENT_REPORTER, type AvailabilityEvent } from './hub-events.js';
-export { parseQuantity, formatQuantity, addQuantities, sumResourceLists } from './quantity.js';
+export { createCreatingController } from './creating-controller.js';
+export { createStatusController, STATUS_CONTROLLER_NAME, type StatusController, type StatusControllerOptions } from './status-controller.js';
+export { hubHash, hubClusterSetLabel } from './managed-namespace-reconciler.js';

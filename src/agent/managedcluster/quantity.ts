@@ -2,7 +2,7 @@
 // parse, add exactly, and print in the canonical form kube-apiserver would use for the sum.
 // Values are held as an exact count of nano-units (BigInt); sub-nano fractions round up, as upstream.
 
-export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
 export interface Quantity {
   /** value × 10^9, exact. */
@@ -26,7 +26,7 @@ const decimalSuffixes: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k:
 
 const QUANTITY_RE = /^([+-]?)(\d*)(?:\.(\d*))?(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+|[numkMGTPE])?$/;
 
-export class QuantityParseError extends Error {
+class QuantityParseError extends Error {
   constructor(text: string) {
     super(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${JSON.stringify(text)}`);
     this.name = 'QuantityParseError';

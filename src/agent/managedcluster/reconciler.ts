@@ -5,7 +5,7 @@
 
 import type { ManagedCluster } from '../../api/cluster.js';
 
-export type NextStep = 'continue' | 'stop';
+type NextStep = 'continue' | 'stop';
 
 export interface StepResult {
   obj: ManagedCluster;

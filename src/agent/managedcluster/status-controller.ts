@@ -26,8 +26,8 @@ import { syncClusterStatus } from './status-sync.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
 export const STATUS_CONTROLLER_NAME = 'ManagedClusterStatusController';
-export const DEFAULT_KEY = 'key';
-export const DEFAULT_HEALTHCHECK_PERIOD_MS = 60_000;
+const DEFAULT_KEY = 'key';
+const DEFAULT_HEALTHCHECK_PERIOD_MS = 60_000;
 
 export interface StatusControllerOptions {
   clusterName: string;

@@ -11,7 +11,7 @@ import { availabilityEvent, type AvailabilityEvent } from './hub-events.js';
 import type { StatusContext, StatusReconciler } from './reconciler.js';
 import { guardedPatch } from '../../client/patch-writer.js';
 
-export const CLOCK_OUT_OF_SYNC_MESSAGE = "the managed cluster's clock is out of sync, the agent will not be able to update the status of managed cluster";
+const CLOCK_OUT_OF_SYNC_MESSAGE = "the managed cluster's clock is out of sync, the agent will not be able to update the status of managed cluster";
 
 export interface StatusSyncDeps {
   clusterName: string;

@@ -6,7 +6,7 @@ import type { Condition } from '../../api/meta.js';
 import { conditionTypes, reasons } from '../../api/constants.js';
 import type { StatusContext } from './reconciler.js';
 
-export const TEST_CLUSTER = 'testmanagedcluster';
+const TEST_CLUSTER = 'testmanagedcluster';
 
 export function newCluster(conditions: Condition[] = [], name = TEST_CLUSTER): ManagedCluster {
   return {

@@ -82,12 +82,6 @@ export function createHubKubeconfigValidity(opt: SecretOption): (now: Date) => b
   };
 }
 
-/** The CSR driver's part: key present, certificate readable, for this cluster/agent, not expired. */
-export function isClientCertValid(opt: Pick<SecretOption, 'hubKubeconfigDir' | 'clusterName' | 'agentName'>, now: Date): boolean {
-  const certs = clientCertsOf(opt);
-  return certs !== undefined && certs.every((c) => now <= c.notAfter);
-}
-
 /** The stored chain when it is usable (key present, readable, for this cluster/agent); undefined = invalid; throws = broken. */
 function clientCertsOf(opt: Pick<SecretOption, 'hubKubeconfigDir' | 'clusterName' | 'agentName'>): CertInfo[] | undefined {
   try {

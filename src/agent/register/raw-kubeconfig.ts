@@ -17,7 +17,7 @@ export interface RawCluster {
   proxyUrl: string;
 }
 
-export class KubeconfigLoadError extends Error {
+class KubeconfigLoadError extends Error {
   constructor(message: string, opts: { cause?: unknown } = {}) {
     super(message, opts.cause !== undefined ? { cause: opts.cause } : undefined);
     this.name = 'KubeconfigLoadError';
@@ -77,7 +77,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** Decoded CA data bytes (for byte comparison). */
-export function caDataBytes(c: RawCluster): Buffer {
+function caDataBytes(c: RawCluster): Buffer {
   return Buffer.from(c.certificateAuthorityData, 'base64');
 }
 

@@ -16,7 +16,7 @@ import type { RegisterDriver, StatusUpdater } from './driver.js';
 import { errorMessage } from '../../util/errors.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
-export const REGISTER_QUEUE_KEY = 'key';
+const REGISTER_QUEUE_KEY = 'key';
 
 export interface RegisterSecretControllerOptions {
   name: string;

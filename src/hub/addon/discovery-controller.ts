@@ -10,7 +10,7 @@ import { DEFAULT_KEY, type HubContext } from '../common/context.js';
 import { addonLabelPatch } from './addon-decision.js';
 import { enqueueByName, onEveryChange } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'AddOnFeatureDiscoveryController';
+const CONTROLLER_NAME = 'AddOnFeatureDiscoveryController';
 
 export function setupAddonDiscoveryController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });

@@ -12,7 +12,7 @@ import { patchStatus } from '../../client/patch-writer.js';
 import { addonUnknownCondition } from './addon-decision.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'ManagedClusterAddonHealthCheckController';
+const CONTROLLER_NAME = 'ManagedClusterAddonHealthCheckController';
 
 export function setupAddonHealthCheckController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });

@@ -10,10 +10,10 @@ import { aggregate } from '../../util/errors.js';
 import { commonClusterRoles } from '../rbac-manifests.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'ManagedClusterClusterRoleController';
+const CONTROLLER_NAME = 'ManagedClusterClusterRoleController';
 
 /** 'apply' with ≥1 cluster, else 'delete'. Pure. */
-export function commonRolesAction(clusterCount: number): 'apply' | 'delete' {
+function commonRolesAction(clusterCount: number): 'apply' | 'delete' {
   return clusterCount > 0 ? 'apply' : 'delete';
 }
 

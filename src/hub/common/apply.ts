@@ -26,7 +26,7 @@ function typeOf(obj: RbacObject): { type: ResourceType; lister: keyof RbacLister
   }
 }
 
-export function describeManifest(obj: RbacObject): string {
+function describeManifest(obj: RbacObject): string {
   return `"${obj.metadata.namespace ? obj.metadata.namespace + '/' : ''}${obj.metadata.name}" (${obj.kind})`;
 }
 
@@ -34,7 +34,7 @@ export function describeManifest(obj: RbacObject): string {
  * Creates or updates one RBAC object from the label-filtered cache. Returns an error instead of throwing;
  * callers decide whether to swallow it (the reference swallows API errors, §2.5 quirk).
  */
-export async function applyRbac(client: KubeClient, listers: RbacListers, required: RbacObject, signal: AbortSignal): Promise<Error | undefined> {
+async function applyRbac(client: KubeClient, listers: RbacListers, required: RbacObject, signal: AbortSignal): Promise<Error | undefined> {
   const { type, lister } = typeOf(required);
   const ns = required.metadata.namespace;
   const rc = client.resource<RbacObject>(type, ns);

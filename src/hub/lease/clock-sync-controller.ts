@@ -10,7 +10,7 @@ import { patchStatus } from '../../client/patch-writer.js';
 import { clusterOfLease } from './lease-controller.js';
 import { clockSynced, clockSyncedCondition } from './lease-decision.js';
 
-export const CONTROLLER_NAME = 'ClockSyncController';
+const CONTROLLER_NAME = 'ClockSyncController';
 
 export function setupClockSyncController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });

@@ -15,8 +15,8 @@ import { createKeyTimers } from './key-timers.js';
 import { availableUnknownNote, checkLease, LEASE_STOPPED_CONDITION } from './lease-decision.js';
 import { enqueueByName, onEveryChange } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'ManagedClusterLeaseController';
-export const REPORTING_CONTROLLER = 'registration-controller';
+const CONTROLLER_NAME = 'ManagedClusterLeaseController';
+const REPORTING_CONTROLLER = 'registration-controller';
 
 /** Cluster name of a cluster lease event (name `managed-cluster-lease`, non-empty cluster-name label). */
 export function clusterOfLease(obj: KubeObject): string | undefined {

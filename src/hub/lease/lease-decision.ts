@@ -10,7 +10,7 @@ export function leaseGraceMs(leaseDurationSeconds: number | undefined): number {
 }
 
 /** Parses an RFC 3339 (Micro)Time to epoch ms; undefined when absent or unparsable. */
-export function parseTime(t: string | undefined | null): number | undefined {
+function parseTime(t: string | undefined | null): number | undefined {
   if (typeof t !== 'string' || t === '') return undefined;
   const ms = Date.parse(t);
   return Number.isFinite(ms) ? ms : undefined;

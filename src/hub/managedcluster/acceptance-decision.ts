@@ -19,10 +19,10 @@ export type ClusterBranch =
   /** E: accept path. */
   | 'accept';
 
-export function clusterBranch(cluster: ManagedCluster | undefined, autoApproval: boolean, driverAccepts = true): ClusterBranch {
+export function clusterBranch(cluster: ManagedCluster | undefined, autoApproval: boolean): ClusterBranch {
   if (!cluster) return 'gone';
   if (cluster.metadata.deletionTimestamp) return 'deleting';
-  if (autoApproval && cluster.metadata.annotations?.[annotations.autoAcceptedOn] === undefined && driverAccepts) return 'autoAccept';
+  if (autoApproval && cluster.metadata.annotations?.[annotations.autoAcceptedOn] === undefined) return 'autoAccept';
   if (cluster.spec?.hubAcceptsClient !== true) {
     return isConditionTrue(cluster.status?.conditions, conditionTypes.hubAccepted) ? 'deny' : 'idle';
   }

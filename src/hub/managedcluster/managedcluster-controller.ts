@@ -18,7 +18,7 @@ import { clusterLabels, clusterRoleBindings, clusterSpecificRbac } from '../rbac
 import { acceptedCondition, autoAcceptPatch, clusterBranch, DENIED_CONDITION } from './acceptance-decision.js';
 import { enqueueByName, onEveryChange } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'ManagedClusterController';
+const CONTROLLER_NAME = 'ManagedClusterController';
 
 export function setupManagedClusterController(ctx: HubContext): Controller {
   const { client, informers, options, clock } = ctx;

@@ -43,7 +43,7 @@ export function clusterSetEmptyCondition(selected: number): Condition {
 
 export type BuiltinSetName = 'default' | 'global';
 
-export function desiredClusterSelector(name: BuiltinSetName): NonNullable<NonNullable<ManagedClusterSet['spec']>['clusterSelector']> {
+function desiredClusterSelector(name: BuiltinSetName): NonNullable<NonNullable<ManagedClusterSet['spec']>['clusterSelector']> {
   return name === 'default' ? { selectorType: 'ExclusiveClusterSetLabel' } : { selectorType: 'LabelSelector', labelSelector: {} };
 }
 

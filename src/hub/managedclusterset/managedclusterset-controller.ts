@@ -10,7 +10,7 @@ import { clusterSetEmptyCondition, setSelects, setsSelecting, symmetricDifferenc
 import { errorMessage } from '../../util/errors.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'ManagedClusterSetController';
+const CONTROLLER_NAME = 'ManagedClusterSetController';
 
 export function setupManagedClusterSetController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });

@@ -11,10 +11,10 @@ import type { HubContext } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'ManagedClusterSetController';
+const CONTROLLER_NAME = 'ManagedClusterSetController';
 
 /** Bound True when the set exists (even if deleting), else False. Pure. */
-export function boundCondition(setExists: boolean): Condition {
+function boundCondition(setExists: boolean): Condition {
   return setExists
     ? { type: conditionTypes.bound, status: 'True', reason: reasons.clusterSetBound, message: '' }
     : { type: conditionTypes.bound, status: 'False', reason: reasons.clusterSetNotFound, message: '' };

@@ -10,7 +10,7 @@ import { clustersReferencingSet, desiredManagedNamespaces } from './managed-name
 import { errorMessage } from '../../util/errors.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'ManagedNamespaceController';
+const CONTROLLER_NAME = 'ManagedNamespaceController';
 
 export function setupManagedNamespaceController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });

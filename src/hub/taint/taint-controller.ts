@@ -8,7 +8,7 @@ import { patchSpec } from '../../client/patch-writer.js';
 import { desiredTaints } from './taint-decision.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 
-export const CONTROLLER_NAME = 'taintController';
+const CONTROLLER_NAME = 'taintController';
 
 export function setupTaintController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });

@@ -5,11 +5,11 @@ import { findCondition } from '../../api/conditions.js';
 import { conditionTypes, taints as taintKeys } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';
 
-export const UNAVAILABLE_TAINT: Readonly<Taint> = Object.freeze({ key: taintKeys.unavailable, value: '', effect: 'NoSelect' });
-export const UNREACHABLE_TAINT: Readonly<Taint> = Object.freeze({ key: taintKeys.unreachable, value: '', effect: 'NoSelect' });
+const UNAVAILABLE_TAINT: Readonly<Taint> = Object.freeze({ key: taintKeys.unavailable, value: '', effect: 'NoSelect' });
+const UNREACHABLE_TAINT: Readonly<Taint> = Object.freeze({ key: taintKeys.unreachable, value: '', effect: 'NoSelect' });
 
 /** Same key, value and effect (timeAdded ignored; absent value equals ''). */
-export function sameTaint(a: Taint, b: Taint): boolean {
+function sameTaint(a: Taint, b: Taint): boolean {
   return a.key === b.key && (a.value ?? '') === (b.value ?? '') && a.effect === b.effect;
 }
 

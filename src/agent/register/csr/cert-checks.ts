@@ -16,7 +16,7 @@ export interface CertInfo {
   notAfter: Date;
 }
 
-export class CertParseError extends Error {
+class CertParseError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CertParseError';

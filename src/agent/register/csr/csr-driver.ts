@@ -4,7 +4,7 @@
 // cluster's CSRs. The same instance serves the bootstrap and main phases; the phase's hub access is
 // swapped with setHub().
 
-import { labels, names } from '../../../api/constants.js';
+import { agentUserName, clusterGroupName, labels, names } from '../../../api/constants.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
 import type { RegisterDriver } from '../driver.js';
@@ -31,8 +31,8 @@ export interface CsrDriver extends RegisterDriver {
 
 export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
   const subject: ExpectedSubject = Object.freeze({
-    commonName: `${names.userPrefix}${o.clusterName}:${o.agentName}`,
-    organizations: [`${names.userPrefix}${o.clusterName}`, names.managedClustersGroup],
+    commonName: agentUserName(o.clusterName, o.agentName),
+    organizations: [clusterGroupName(o.clusterName), names.managedClustersGroup],
   });
   let hub: CsrHubAccess | undefined;
   const flow = createCsrFlow({

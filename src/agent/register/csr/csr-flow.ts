@@ -19,7 +19,7 @@ import { createEcCsr, generateEcPrivateKeyPem } from './native-csr.js';
 const CSR_USAGES: readonly string[] = ['digital signature', 'key encipherment', 'client auth'];
 
 /** What the CSRs of one use look like. */
-export interface CsrRequest {
+interface CsrRequest {
   /** The subject requested, and the one a stored certificate must carry to be kept. */
   subject: ExpectedSubject;
   signerName: string;
