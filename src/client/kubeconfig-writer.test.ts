@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bootstrapClusterOf, renderKubeconfig } from './kubeconfig-writer.js';
+import { renderKubeconfig } from './kubeconfig-writer.js';
 
 test('should render the hub kubeconfig layout byte for byte (spoke-agent §4.1)', () => {
   const caData = Buffer.from('-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n').toString('base64');
@@ -52,21 +52,4 @@ test('should be deterministic and normalise CA data, token and exec users (table
     assert.equal(a, renderKubeconfig(c.input), `${c.name}: deterministic`);
     for (const s of c.contains) assert.ok(a.includes(s), `${c.name}: expected ${JSON.stringify(s)} in\n${a}`);
   }
-});
-
-test('should read the bootstrap cluster without resolving paths, with the upstream errors', () => {
-  const text = [
-    'apiVersion: v1',
-    'kind: Config',
-    'current-context: boot',
-    'contexts:',
-    '- name: boot',
-    '  context: {cluster: hub1, user: u}',
-    'clusters:',
-    '- name: hub1',
-    '  cluster: {server: "https://hub:6443", certificate-authority: ca.crt, tls-server-name: x}',
-  ].join('\n');
-  assert.deepEqual(bootstrapClusterOf(text), { clusterName: 'hub1', server: 'https://hub:6443', certificateAuthority: 'ca.crt' });
-  assert.throws(() => bootstrapClusterOf(text.replace('current-context: boot', 'current-context: nope')), /^Error: kubeconfig does not contains context: nope$/);
-  assert.throws(() => bootstrapClusterOf(text.replace('cluster: hub1, user', 'cluster: hub2, user')), /^Error: kubeconfig does not contains cluster: hub2$/);
 });

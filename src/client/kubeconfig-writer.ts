@@ -2,7 +2,7 @@
 // byte for byte, so the same input must always give the same bytes. Keys are sorted alphabetically,
 // sequences are not indented (the layout Go's clientcmd writes), empty fields are omitted.
 
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 
 type KubeconfigUser =
   | { clientCertificate: string; clientKey: string }
@@ -49,41 +49,4 @@ export function renderKubeconfig(input: RenderKubeconfigInput): string {
     users: [{ name: userName, user }],
   };
   return stringifyYaml(doc, { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0 });
-}
-
-/** The cluster part of a bootstrap kubeconfig, read without resolving relative paths. */
-export interface BootstrapCluster {
-  clusterName: string;
-  server: string;
-  certificateAuthority?: string;
-  certificateAuthorityData?: string;
-  proxyUrl?: string;
-}
-
-/**
- * Reads the current context's cluster from kubeconfig text (spoke-agent.md §4.1 step 1).
- * Throws `kubeconfig does not contains context: <name>` / `... cluster: <name>`.
- */
-export function bootstrapClusterOf(kubeconfigText: string): BootstrapCluster {
-  const doc: unknown = parseYaml(kubeconfigText);
-  const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-  const d = rec(doc);
-  const ctxName = typeof d['current-context'] === 'string' ? d['current-context'] : '';
-  const named = (list: unknown, name: string): Record<string, unknown> | undefined =>
-    Array.isArray(list) ? list.map(rec).find((e) => e.name === name) : undefined;
-  const ctx = named(d.contexts, ctxName);
-  if (!ctx) throw new Error(`kubeconfig does not contains context: ${ctxName}`);
-  const clusterName = String(rec(ctx.context).cluster ?? '');
-  const entry = named(d.clusters, clusterName);
-  if (!entry) throw new Error(`kubeconfig does not contains cluster: ${clusterName}`);
-  const c = rec(entry.cluster);
-  const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-  const out: BootstrapCluster = { clusterName, server: str(c.server) ?? '' };
-  const ca = str(c['certificate-authority']);
-  const caData = str(c['certificate-authority-data']);
-  const proxy = str(c['proxy-url']);
-  if (ca) out.certificateAuthority = ca;
-  if (caData) out.certificateAuthorityData = caData;
-  if (proxy) out.proxyUrl = proxy;
-  return out;
 }

@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { errorMessage, toError } from '../util/errors.js';
+import { isPlainObject } from '../util/merge-patch.js';
 
 /** Everything needed to reach one API server as one identity. PEMs are file contents, not paths. */
 export interface ClientConfig {
@@ -71,9 +72,9 @@ function namedEntries(doc: Record<string, unknown>, list: string, field: string)
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new KubeconfigError(`invalid kubeconfig: ${list} must be a list`);
   return raw.map((e, i) => {
-    if (!isRecord(e) || typeof e.name !== 'string' || e.name === '') throw new KubeconfigError(`invalid kubeconfig: ${list}[${i}] has no name`);
+    if (!isPlainObject(e) || typeof e.name !== 'string' || e.name === '') throw new KubeconfigError(`invalid kubeconfig: ${list}[${i}] has no name`);
     const body = e[field];
-    if (body !== undefined && body !== null && !isRecord(body)) throw new KubeconfigError(`invalid kubeconfig: ${list}[${i}].${field} must be a mapping`);
+    if (body !== undefined && body !== null && !isPlainObject(body)) throw new KubeconfigError(`invalid kubeconfig: ${list}[${i}].${field} must be a mapping`);
     return { name: e.name, body: (body as Record<string, unknown> | undefined) ?? {} };
   });
 }
@@ -94,7 +95,7 @@ function parseKubeconfig(text: string, opts: LoadKubeconfigOptions & { baseDir?:
   } catch (err) {
     throw new KubeconfigError(`invalid kubeconfig: ${errorMessage(err)}`, { cause: err });
   }
-  if (!isRecord(doc)) throw new KubeconfigError('invalid kubeconfig: not a YAML mapping');
+  if (!isPlainObject(doc)) throw new KubeconfigError('invalid kubeconfig: not a YAML mapping');
   const clusters = namedEntries(doc, 'clusters', 'cluster');
   const users = namedEntries(doc, 'users', 'user');
   const contexts = namedEntries(doc, 'contexts', 'context');
@@ -150,10 +151,6 @@ function parseKubeconfig(text: string, opts: LoadKubeconfigOptions & { baseDir?:
 
 function absPath(baseDir: string, p: string): string {
   return isAbsolute(p) ? p : resolve(baseDir, p);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Where a client gets its config: fixed, or re-read from files when they change. */

@@ -7,7 +7,7 @@
 
 export type JsonObject = Record<string, unknown>;
 
-function isPlainObject(v: unknown): v is JsonObject {
+export function isPlainObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

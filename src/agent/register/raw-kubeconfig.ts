@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../../util/errors.js';
+import { isPlainObject } from '../../util/merge-patch.js';
 
 /** The fields of a kubeconfig cluster entry the agent copies or compares. */
 export interface RawCluster {
@@ -33,7 +34,7 @@ export function currentClusterOf(text: string): RawCluster {
     throw new KubeconfigLoadError(`error loading config: ${errorMessage(err)}`, { cause: err });
   }
   if (doc === null || doc === undefined) doc = {};
-  if (!isRecord(doc)) throw new KubeconfigLoadError('error loading config: not a YAML mapping');
+  if (!isPlainObject(doc)) throw new KubeconfigLoadError('error loading config: not a YAML mapping');
   const contextName = str(doc['current-context']);
   const ctx = namedEntry(doc.contexts, contextName, 'context');
   if (!ctx) throw new KubeconfigLoadError(`kubeconfig does not contains context: ${contextName}`);
@@ -63,17 +64,13 @@ export function loadCurrentCluster(path: string): RawCluster {
 function namedEntry(list: unknown, name: string, field: string): Record<string, unknown> | undefined {
   if (!Array.isArray(list) || name === '') return undefined;
   for (const e of list) {
-    if (isRecord(e) && e.name === name && isRecord(e[field])) return e[field] as Record<string, unknown>;
+    if (isPlainObject(e) && e.name === name && isPlainObject(e[field])) return e[field] as Record<string, unknown>;
   }
   return undefined;
 }
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Decoded CA data bytes (for byte comparison). */
