@@ -2,9 +2,9 @@
 // DIR/pki/, admin kubeconfig at DIR/admin.kubeconfig, authn/authz stack, built-in controllers,
 // periodic compaction. Used by `ocm-ts apiserver` and by the hub command.
 
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { realClock, type Clock } from '../util/clock.js';
+import { tightenDataDir } from '../util/private-files.js';
 import type { Logger } from '../util/logger.js';
 import {
   accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer, createServiceAccountTokens, rbacEscalationAdmission,
@@ -62,11 +62,18 @@ export interface EmbeddedApiServer {
   close(): Promise<void>;
 }
 
+/** What the server (state.db and its side files, pki/) and the commands built on it (kubeconfigs) write in the data directory. */
+function isServerFile(name: string): boolean {
+  return name.startsWith('state.db') || name === 'pki' || name.includes('.kubeconfig');
+}
+
 export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Promise<EmbeddedApiServer> {
   const clock = opts.clock ?? realClock;
   const log = opts.log;
   const listen = opts.listen ?? { host: '127.0.0.1', port: 6443 };
-  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  // The data directory is 0700 and what the server and the hub write in it 0600, on every start:
+  // a directory left by an older version or a permissive umask is tightened before use.
+  await tightenDataDir(opts.dataDir, isServerFile);
   const pki = await ensurePki(join(opts.dataDir, 'pki'), { clock, log, ...(opts.extraSans ? { extraSans: opts.extraSans } : {}) });
   const store = openSqliteStore({ path: join(opts.dataDir, 'state.db'), log, clock, ...(opts.retention ? { retention: opts.retention } : {}) });
   let stopCompactor: (() => void) | undefined;

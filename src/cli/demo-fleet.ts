@@ -1,7 +1,7 @@
 // The demo's fleet: one embedded hub and N embedded spoke clusters, each with a few Nodes and a
 // registration agent, all in this process. Every component talks HTTPS to the others exactly as
 // separate processes would; only their lifetimes are shared.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Node, Secret } from '../api/core.js';
 import type { ClusterClaim } from '../api/cluster.js';
@@ -19,6 +19,7 @@ import { installCrds } from '../hub/install-crds.js';
 import { resolveHubOptions } from '../hub/options.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { tightenDataDir, writePrivateFile } from '../util/private-files.js';
 
 export interface DemoSpoke {
   name: string;
@@ -102,8 +103,21 @@ async function prepareSpoke(client: KubeClient, cluster: string, bootstrapKubeco
   }
 }
 
+/** What the demo writes in its directory: its state and log, the hub's and each spoke's directories. */
+function isDemoFile(name: string): boolean {
+  return name === 'demo.json' || name === 'demo.log' || name === 'hub' || /^cluster\d+$/.test(name);
+}
+
+/**
+ * Creates the demo directory 0700 and makes everything the demo wrote there private (files 0600,
+ * directories 0700): it holds every cluster's keys and kubeconfigs.
+ */
+export async function prepareDemoDir(dataDir: string): Promise<void> {
+  await tightenDataDir(dataDir, isDemoFile);
+}
+
 export async function startDemoFleet(o: DemoFleetOptions): Promise<DemoFleet> {
-  await mkdir(o.dataDir, { recursive: true, mode: 0o700 });
+  await prepareDemoDir(o.dataDir);
   const state = await loadState(o.dataDir);
   const hubDir = join(o.dataDir, 'hub');
   o.say(state ? `restarting the hub from ${hubDir}` : `starting the hub in ${hubDir}`);
@@ -117,7 +131,7 @@ export async function startDemoFleet(o: DemoFleetOptions): Promise<DemoFleet> {
     clock: o.clock,
     signal: o.signal,
   });
-  await writeFile(join(o.dataDir, 'demo.json'), JSON.stringify({ hubPort: Number(new URL(hub.url).port) } satisfies DemoState));
+  await writePrivateFile(join(o.dataDir, 'demo.json'), JSON.stringify({ hubPort: Number(new URL(hub.url).port) } satisfies DemoState));
   o.say(`hub ready at ${hub.url} (admin kubeconfig: ${hub.adminKubeconfigPath})`);
   const hubClient = createKubeClient({ kubeconfigPath: hub.adminKubeconfigPath });
   const bootstrapKubeconfig = await readFile(hub.bootstrapKubeconfigPath, 'utf8');

@@ -1,7 +1,6 @@
 // `ocm-ts demo`: a hub and N spoke clusters joined before the user's eyes, then a live fleet table
 // until Ctrl-C. Component logs go to DIR/demo.log; stdout carries progress lines and the table.
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ManagedCluster } from '../api/cluster.js';
 import type { Lease } from '../api/core.js';
@@ -10,7 +9,7 @@ import { resourceTypes } from '../client/resource-types.js';
 import type { Clock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
 import { acceptCluster } from './accept.js';
-import { startDemoFleet, type DemoFleet } from './demo-fleet.js';
+import { prepareDemoDir, startDemoFleet, type DemoFleet } from './demo-fleet.js';
 import { isReady, renderFleet, type FleetRowInput } from './fleet-table.js';
 
 export interface DemoOptions {
@@ -39,7 +38,8 @@ async function fleetRows(fleet: DemoFleet, signal: AbortSignal): Promise<FleetRo
 }
 
 export async function runDemo(o: DemoOptions): Promise<void> {
-  await mkdir(o.dataDir, { recursive: true, mode: 0o700 });
+  // Before the log is opened: an existing demo.log keeps its mode when appended to.
+  await prepareDemoDir(o.dataDir);
   const logFile = join(o.dataDir, 'demo.log');
   const logStream = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
   const log = createLogger({ level: 'info', write: (line) => logStream.write(line + '\n') });

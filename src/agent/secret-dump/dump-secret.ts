@@ -1,8 +1,9 @@
 // DumpSecret and controller A `HubKubeconfigSecretController` (spoke-agent.md §6): copy every key of
 // the hub kubeconfig secret into files of the hub kubeconfig dir (mode 0600, dir 0700), rewriting
-// only files whose bytes differ. Files of keys removed from the secret are never deleted.
+// only files whose bytes differ. Files of keys removed from the secret are never deleted. Modes are
+// enforced on every pass, also for a directory and files an older version left readable.
 
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Secret } from '../../api/core.js';
 import { isNotFound } from '../../client/errors.js';
@@ -10,6 +11,7 @@ import { createController } from '../../client/controller.js';
 import type { Informer, ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { ensurePrivateDirSync, ensurePrivateFileSync, PRIVATE_FILE_MODE } from '../../util/private-files.js';
 
 export interface DumpSecretOptions {
   secrets: ResourceClient<Secret>;
@@ -34,9 +36,17 @@ export async function dumpSecret(o: DumpSecretOptions): Promise<string[]> {
 /** Writes base64 `data` entries as files of `dir`; pure file I/O, exported for tests. */
 export function writeSecretFiles(data: Readonly<Record<string, string>>, dir: string): string[] {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDirSync(dir);
   } catch (err) {
     throw new Error(`unable to create dir ${JSON.stringify(dir)} : ${(err as Error).message}`, { cause: err });
+  }
+  // Every file of the dir, also those that need no rewrite or whose key left the secret.
+  for (const name of readdirSync(dir)) {
+    try {
+      ensurePrivateFileSync(join(dir, name));
+    } catch (err) {
+      throw new Error(`unable to make file ${JSON.stringify(join(dir, name))} private: ${(err as Error).message}`, { cause: err });
+    }
   }
   const written: string[] = [];
   for (const [key, b64] of Object.entries(data)) {
@@ -50,8 +60,8 @@ export function writeSecretFiles(data: Readonly<Record<string, string>>, dir: st
     }
     if (current !== undefined && current.equals(bytes)) continue;
     try {
-      writeFileSync(file, bytes, { mode: 0o600 });
-      chmodSync(file, 0o600);
+      writeFileSync(file, bytes, { mode: PRIVATE_FILE_MODE });
+      ensurePrivateFileSync(file);
     } catch (err) {
       throw new Error(`unable to write file ${JSON.stringify(file)}: ${(err as Error).message}`, { cause: err });
     }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, stat, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -27,6 +27,29 @@ test('should create a CA and serving certificate with loopback SANs and 0600 key
     }
     execFileSync('openssl', ['verify', '-CAfile', join(dir, 'ca.crt'), join(dir, 'apiserver.crt')]);
   } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('should keep the directory 0700 and every file 0600, tightening a loose existing directory', async () => {
+  const dir = await tmp();
+  const modes = async (): Promise<Record<string, string>> => {
+    const out: Record<string, string> = { '.': ((await stat(dir)).mode & 0o777).toString(8) };
+    for (const f of await readdir(dir)) out[f] = ((await stat(join(dir, f))).mode & 0o777).toString(8);
+    return out;
+  };
+  const privateModes = { '.': '700', 'ca.crt': '600', 'ca.key': '600', 'apiserver.crt': '600', 'apiserver.key': '600', 'sa.key': '600' };
+  const old = process.umask(0o022);
+  try {
+    await ensurePki(dir);
+    assert.deepEqual(await modes(), privateModes);
+    await chmod(dir, 0o755);
+    for (const f of await readdir(dir)) await chmod(join(dir, f), 0o644);
+    await writeFile(join(dir, 'ca.key.tmp-1'), 'left by a crash', { mode: 0o644 });
+    await ensurePki(dir);
+    assert.deepEqual(await modes(), { ...privateModes, 'ca.key.tmp-1': '600' });
+  } finally {
+    process.umask(old);
     await rm(dir, { recursive: true, force: true });
   }
 });

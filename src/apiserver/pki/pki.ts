@@ -3,20 +3,22 @@
 // bundle the x509 authenticator trusts, so issued certificates authenticate immediately, and it is
 // the CA that goes into kubeconfigs as `certificate-authority-data`.
 //
-// Files in `dir` (created on first call, reused afterwards; keys mode 0600):
+// Files in `dir` (created on first call, reused afterwards; the directory 0700 and every file in
+// it 0600, re-tightened on each call):
 //   ca.crt, ca.key                 the CA (10 years by default)
 //   apiserver.crt, apiserver.key   serving certificate, SANs 127.0.0.1, ::1, localhost + extra names
 //   sa.key                         ECDSA P-256 key signing service-account tokens (JWT ES256)
 // The serving certificate is re-issued (same CA) when it is missing, expires within 30 days, or
 // lacks one of the requested names.
 
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Clock } from '../../util/clock.js';
 import { realClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { nullLogger } from '../../util/logger.js';
+import { tightenDataDir, writePrivateFile } from '../../util/private-files.js';
 import {
   createSelfSignedCa,
   generateKeyPair,
@@ -84,10 +86,7 @@ const DEFAULT_SANS = ['127.0.0.1', '::1', 'localhost'];
 
 /** Writes a file atomically with mode 0600 (the temp file is created 0600, then renamed). */
 export async function writeSecretFile(path: string, content: string): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, content, { mode: 0o600 });
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
+  await writePrivateFile(path, content);
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {
@@ -131,7 +130,8 @@ export async function ensurePki(dir: string, opts: PkiOptions = {}): Promise<Pki
   const clock = opts.clock ?? realClock;
   const log = opts.log ?? nullLogger();
   const keyAlgorithm = opts.keyAlgorithm ?? 'ecdsa-p256';
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // The whole directory is ours: keys, certificates and any temporary file left by a crash.
+  await tightenDataDir(dir, () => true);
   const caCrtPath = join(dir, 'ca.crt');
   const caKeyPath = join(dir, 'ca.key');
   const srvCrtPath = join(dir, 'apiserver.crt');
@@ -150,10 +150,8 @@ export async function ensurePki(dir: string, opts: PkiOptions = {}): Promise<Pki
     caCert = ca.certPem;
     caKey = ca.keyPem;
     await writeSecretFile(caKeyPath, caKey);
-    await writeFile(caCrtPath, caCert, { mode: 0o644 });
+    await writeSecretFile(caCrtPath, caCert);
     log.info('created certificate authority', { path: caCrtPath });
-  } else {
-    await chmod(caKeyPath, 0o600);
   }
   const signingCa: SigningCa = { certPem: caCert, keyPem: caKey };
 
@@ -176,10 +174,8 @@ export async function ensurePki(dir: string, opts: PkiOptions = {}): Promise<Pki
     });
     srvKey = key.privateKeyPem;
     await writeSecretFile(srvKeyPath, srvKey);
-    await writeFile(srvCrtPath, srvCert, { mode: 0o644 });
+    await writeSecretFile(srvCrtPath, srvCert);
     log.info('issued serving certificate', { path: srvCrtPath, sans });
-  } else {
-    await chmod(srvKeyPath, 0o600);
   }
   const servingCertPem = srvCert;
   const servingKeyPem = srvKey;
@@ -189,8 +185,6 @@ export async function ensurePki(dir: string, opts: PkiOptions = {}): Promise<Pki
   if (!saKey) {
     saKey = (await generateKeyPair('ecdsa-p256')).privateKeyPem;
     await writeSecretFile(saKeyPath, saKey);
-  } else {
-    await chmod(saKeyPath, 0o600);
   }
   const serviceAccountKeyPem = saKey;
 

@@ -12,10 +12,16 @@
 // stale lock), and in WAL mode it also avoids the shared-memory index. We take the lock at open
 // with a write transaction. A side file `<path>.owner` records the owner's pid so the error seen by
 // a second process can say who holds the database; it is informational only.
+//
+// Privacy: the database, its -wal (every recent write, secrets included) and the owner file are
+// 0600. SQLite creates a new database with 0644 minus the umask, and gives the -wal and -shm files
+// it creates the mode of the database file, so the database file is created 0600 before SQLite
+// opens it and existing files are tightened first.
 
 import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensurePrivateFileSync, PRIVATE_FILE_MODE } from '../../util/private-files.js';
 import { StoreLockedError } from './store-errors.js';
 
 export const SCHEMA_VERSION = '1';
@@ -79,6 +85,20 @@ export function syncDirectory(dir: string): void {
   }
 }
 
+/**
+ * Creates the database file 0600 if missing and makes it and its side files 0600. An existing
+ * database is never opened here: closing any descriptor of a file drops every POSIX lock this
+ * process holds on it, which would release an owner's lock in this same process.
+ */
+function makeDatabaseFilesPrivate(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', PRIVATE_FILE_MODE));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  for (const f of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`, ownerFile(path)]) ensurePrivateFileSync(f);
+}
+
 function isBusy(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
@@ -91,6 +111,7 @@ export function openDatabase(path: string, lockWaitMs: number, durability: Durab
   const memory = path === ':memory:';
   let db: Database.Database;
   try {
+    if (!memory) makeDatabaseFilesPrivate(path);
     db = new Database(path);
   } catch (err) {
     throw new Error(`storage ${path}: cannot open the database: ${(err as Error).message}`, { cause: err });
@@ -122,7 +143,10 @@ export function openDatabase(path: string, lockWaitMs: number, durability: Durab
       throw new Error(`storage ${path}: unsupported schema version ${version} (expected ${SCHEMA_VERSION})`);
     }
     if (!memory) {
-      writeFileSync(ownerFile(path), `${process.pid}\n`, { mode: 0o600 });
+      writeFileSync(ownerFile(path), `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
+      chmodSync(ownerFile(path), PRIVATE_FILE_MODE);
+      // The -wal now exists; SQLite gave it the database file's mode, this is belt and braces.
+      ensurePrivateFileSync(`${path}-wal`);
       // The database and -wal files now exist; make their directory entries durable too, so a
       // power loss cannot lose a WAL file holding acknowledged commits.
       syncDirectory(dirname(path));
