@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FeatureGateError, parseFeatureGates, SPOKE_FEATURE_DEFAULTS } from '../api/feature-gates.js';
 import { serviceAccountNamespace } from '../agent/agent-clients.js';
-import { defaultAgentOptions, type SpokeAgentOptions } from '../agent/options/agent-options.js';
+import { defaultAgentOptions, type AgentTimings, type SpokeAgentOptions } from '../agent/options/agent-options.js';
 import { DurationError, parseGoDuration } from '../util/duration.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
 import { CliUsageError } from './usage-error.js';
@@ -119,6 +119,21 @@ interface RawFlags {
   hubTimeoutStartupGrace?: number;
 }
 
+/** The timing flags and the agent timing each one sets. */
+const TIMING_FLAGS: ReadonlyArray<readonly [keyof RawFlags, keyof AgentTimings]> = [
+  ['bootstrapPollPeriod', 'bootstrapPollMs'],
+  ['registerResyncPeriod', 'registerResyncMs'],
+  ['secretDumpResyncPeriod', 'secretDumpResyncMs'],
+  ['addonLeaseSyncPeriod', 'addonLeaseSyncMs'],
+  ['informerResyncPeriod', 'informerResyncMs'],
+  ['cacheSyncTimeout', 'cacheSyncTimeoutMs'],
+  ['livenessPeriod', 'livenessPeriodMs'],
+  ['livenessFailureThreshold', 'livenessFailureThreshold'],
+  ['restartBackoff', 'restartBackoffMs'],
+  ['hubTimeoutResyncPeriod', 'hubTimeoutResyncMs'],
+  ['hubTimeoutStartupGrace', 'hubTimeoutStartupGraceMs'],
+];
+
 /** Flags → options (throws CliUsageError for values commander cannot check). */
 function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
   const d = defaultAgentOptions();
@@ -130,17 +145,10 @@ function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
     throw err;
   }
   const t = { ...d.timings };
-  if (f.bootstrapPollPeriod !== undefined) t.bootstrapPollMs = f.bootstrapPollPeriod;
-  if (f.registerResyncPeriod !== undefined) t.registerResyncMs = f.registerResyncPeriod;
-  if (f.secretDumpResyncPeriod !== undefined) t.secretDumpResyncMs = f.secretDumpResyncPeriod;
-  if (f.addonLeaseSyncPeriod !== undefined) t.addonLeaseSyncMs = f.addonLeaseSyncPeriod;
-  if (f.informerResyncPeriod !== undefined) t.informerResyncMs = f.informerResyncPeriod;
-  if (f.cacheSyncTimeout !== undefined) t.cacheSyncTimeoutMs = f.cacheSyncTimeout;
-  if (f.livenessPeriod !== undefined) t.livenessPeriodMs = f.livenessPeriod;
-  if (f.livenessFailureThreshold !== undefined) t.livenessFailureThreshold = f.livenessFailureThreshold;
-  if (f.restartBackoff !== undefined) t.restartBackoffMs = f.restartBackoff;
-  if (f.hubTimeoutResyncPeriod !== undefined) t.hubTimeoutResyncMs = f.hubTimeoutResyncPeriod;
-  if (f.hubTimeoutStartupGrace !== undefined) t.hubTimeoutStartupGraceMs = f.hubTimeoutStartupGrace;
+  for (const [flag, timing] of TIMING_FLAGS) {
+    const v = f[flag];
+    if (typeof v === 'number') t[timing] = v;
+  }
   return {
     ...d,
     kubeconfig: f.kubeconfig,

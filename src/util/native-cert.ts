@@ -6,7 +6,8 @@
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { decodeOid, derChildren, readDer } from './der.js';
 
-export interface NativeCertInfo {
+/** What the agent reads from a certificate. */
+export interface CertInfo {
   commonName: string;
   organizations: string[];
   organizationalUnits: string[];
@@ -47,7 +48,7 @@ const OID_O = '2.5.4.10';
 const OID_OU = '2.5.4.11';
 
 /** Subject CN/O/OU and validity of a DER certificate; throws when it is not a well-formed certificate. */
-export function readCertificateInfo(der: Buffer): NativeCertInfo {
+export function readCertificateInfo(der: Buffer): CertInfo {
   // OpenSSL rejects malformed certificates; the walk below only reads the fields we need.
   new X509Certificate(der);
   const cert = readDer(der, 0);
@@ -61,7 +62,7 @@ export function readCertificateInfo(der: Buffer): NativeCertInfo {
   if (!validity || validity.tag !== 0x30 || !subject || subject.tag !== 0x30) throw new Error('bad certificate structure');
   const [nb, na] = derChildren(der, validity);
   if (!nb || !na) throw new Error('bad certificate validity');
-  const info: NativeCertInfo = {
+  const info: CertInfo = {
     commonName: '',
     organizations: [],
     organizationalUnits: [],

@@ -9,7 +9,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { hubSecretKeys } from '../../api/constants.js';
-import { clusterAndAgentFromCerts, parseCertificates, type CertInfo } from './csr/cert-checks.js';
+import type { CertInfo } from '../../util/native-cert.js';
+import { clusterAndAgentFromCerts, parseCertificates } from './csr/cert-checks.js';
 import { loadCurrentCluster, sameHub } from './raw-kubeconfig.js';
 import { errorMessage, toError } from '../../util/errors.js';
 

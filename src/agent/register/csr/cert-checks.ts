@@ -4,17 +4,9 @@
 import { labels, names } from '../../../api/constants.js';
 import type { CertificateSigningRequest } from '../../../api/core.js';
 import { formatGoDuration } from '../../../util/duration.js';
-import { readCertificateInfo } from '../../../util/native-cert.js';
+import { readCertificateInfo, type CertInfo } from '../../../util/native-cert.js';
 import { splitPemBlocks } from '../../../util/pem.js';
 import { errorMessage } from '../../../util/errors.js';
-
-export interface CertInfo {
-  commonName: string;
-  organizations: string[];
-  organizationalUnits: string[];
-  notBefore: Date;
-  notAfter: Date;
-}
 
 class CertParseError extends Error {
   constructor(message: string) {
