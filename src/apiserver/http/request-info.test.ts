@@ -27,6 +27,15 @@ describe('parseRequestInfo', () => {
       for (const [k, v] of Object.entries(c.expected)) assert.deepEqual(info[k], v, k);
     });
   }
+  it('should take the name from a padded field selector in linear time', () => {
+    const sel = (v: string): unknown => (parseRequestInfo('GET', '/api/v1/namespaces/ns/configmaps', new URLSearchParams({ fieldSelector: v })) as unknown as Record<string, unknown>)['name'];
+    assert.equal(sel(' metadata.name == x '), 'x');
+    assert.equal(sel('a=b, metadata.name=x\n'), 'x');
+    assert.equal(sel('metadata.name=x\ny'), '');
+    const started = performance.now();
+    assert.equal(sel(`metadata.name=x${' '.repeat(100_000)}y`), `x${' '.repeat(100_000)}y`);
+    assert.ok(performance.now() - started < 100, `took ${performance.now() - started} ms`);
+  });
   it('should parse Go booleans', () => {
     for (const t of ['1', 't', 'T', 'true', 'TRUE', 'True']) assert.equal(parseBool(t, 'x'), true);
     for (const f of ['0', 'f', 'F', 'false', 'FALSE', 'False']) assert.equal(parseBool(f, 'x'), false);

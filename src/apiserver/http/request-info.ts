@@ -44,8 +44,11 @@ export function parseBool(v: string | null | undefined, name: string): boolean |
 function nameFromFieldSelector(sel: string | null): string | undefined {
   if (!sel) return undefined;
   for (const part of sel.split(',')) {
-    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(part);
-    if (m) return m[1];
+    // The value is trimmed in code: a lazy group followed by \s*$ retried every whitespace run
+    // from every position, quadratic in a selector padded with spaces.
+    const m = /^\s*metadata\.name\s*==?([\s\S]*)$/.exec(part);
+    const value = m?.[1]?.trim();
+    if (value !== undefined && !/[\n\r\u2028\u2029]/.test(value)) return value;
   }
   return undefined;
 }
