@@ -3,6 +3,7 @@
 // runs on the injected clock, so tests move it with a manual clock instead of waiting it out.
 
 import { realClock, type Clock } from '../util/clock.js';
+import { toError } from '../util/errors.js';
 
 /** Anything that can say when its cache is loaded: an informer or an informer factory. */
 export interface Syncable {
@@ -25,7 +26,7 @@ export async function waitForCacheSync(caches: readonly Syncable[], o: CacheSync
   const ac = new AbortController();
   const timeoutMs = o.timeoutMs ?? 0;
   let timedOut = false;
-  const stopped = new Promise<never>((_resolve, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true }));
+  const stopped = new Promise<never>((_resolve, reject) => ac.signal.addEventListener('abort', () => reject(toError(ac.signal.reason)), { once: true }));
   stopped.catch(() => {}); // settled through the race below, or not at all
   const onAbort = (): void => ac.abort(o.signal.reason);
   o.signal.addEventListener('abort', onAbort, { once: true });
@@ -40,7 +41,7 @@ export async function waitForCacheSync(caches: readonly Syncable[], o: CacheSync
     await Promise.race([Promise.all(caches.map((c) => c.waitForSync(ac.signal))), stopped]);
     return true;
   } catch (err) {
-    if (timedOut) throw ac.signal.reason as Error;
+    if (timedOut) throw toError(ac.signal.reason);
     if (o.signal.aborted) return false;
     throw err;
   } finally {

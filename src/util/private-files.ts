@@ -6,6 +6,7 @@
 import { chmodSync, lstatSync, mkdirSync, statSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorMessage } from './errors.js';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -15,7 +16,7 @@ function isMissing(err: unknown): boolean {
 }
 
 function failure(path: string, err: unknown): Error {
-  return new Error(`cannot make ${path} private: ${(err as Error).message}`, { cause: err });
+  return new Error(`cannot make ${path} private: ${errorMessage(err)}`, { cause: err });
 }
 
 /**
