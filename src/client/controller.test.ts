@@ -219,8 +219,10 @@ test('should wait for in-flight reconciles when stopping', async () => {
     log,
     reconcile: async (_key, signal) => {
       started = true;
-      await new Promise((r) => setTimeout(r, 20));
-      finished = signal.aborted;
+      // Still busy when the stop comes, and for a moment after it.
+      await new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
+      await new Promise((r) => setImmediate(r));
+      finished = true;
     },
   });
   const ac = new AbortController();
