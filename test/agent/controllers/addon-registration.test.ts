@@ -1,7 +1,7 @@
-// Addon registration controller I with the credential controller J against real hub and spoke
-// (spoke-agent.md §15.2–§15.5, §18.10): driver field written, CSR created with addon labels,
-// approved and signed by the hub → addon secret on the spoke and ClusterCertificateRotated on the
-// addon; a removed registration deletes the secret.
+// The add-on registration controller with the add-on credential (client certificate) controller
+// against real hub and spoke servers: driver field written, CSR created with add-on labels, approved
+// and signed by the hub → add-on secret on the spoke and ClusterCertificateRotated on the add-on; a
+// removed registration deletes the secret; a valid certificate is reused.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setMaxListeners } from 'node:events';
@@ -9,12 +9,13 @@ import type { ManagedClusterAddOn } from '../../../src/api/addon.js';
 import type { CertificateSigningRequest, Secret } from '../../../src/api/core.js';
 import { findCondition } from '../../../src/api/conditions.js';
 import { createInformerFactory } from '../../../src/client/informer-factory.js';
-import { isNotFound } from '../../../src/client/errors.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import { nullLogger } from '../../../src/util/logger.js';
 import { parseCertificate } from '../../../src/util/x509.js';
 import { createAddonRegistrationController, createAddonRegistrationStarter, registrationConfigs } from '../../../src/agent/addon/index.js';
 import { ensureNamespace, startClusters, type Clusters } from './clusters.js';
+import { getIfExists } from '../../helpers/objects.js';
+import { captureLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let env: Clusters;
@@ -23,11 +24,46 @@ const ADDON = 'helloworld';
 before(async () => {
   env = await startClusters();
   await ensureNamespace(env.hubAdmin, CLUSTER);
-  await ensureNamespace(env.spokeAdmin, 'open-cluster-management-agent-addon');
+  await ensureNamespace(env.spokeAdmin, ADDON_NS);
 });
 after(async () => {
   await env?.stop();
 });
+
+const ADDON_NS = 'open-cluster-management-agent-addon';
+const csrsOf = (addon: string) => env.hubAdmin.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests).list({ labelSelector: `open-cluster-management.io/addon-name=${addon}` });
+const addonSecrets = () => env.spokeAdmin.resource<Secret>(resourceTypes.secrets, ADDON_NS);
+
+/**
+ * The hub's part and what the agent must then do: the add-on's CSR (with its labels and signer) is
+ * approved, its signed certificate lands in `<addon>-hub-kubeconfig` on the spoke, and the add-on
+ * reports ClusterCertificateRotated.
+ */
+async function approveAndCheckCredential(addon: string): Promise<void> {
+  const csr = await waitFor(async () => (await csrsOf(addon)).items[0], 10_000, { message: `${addon} CSR` });
+  assert.match(csr.metadata.name ?? '', new RegExp(`^addon-${CLUSTER}-${addon}-`));
+  assert.equal(csr.metadata.labels?.['open-cluster-management.io/cluster-name'], CLUSTER);
+  assert.equal(csr.spec.signerName, 'kubernetes.io/kube-apiserver-client');
+  csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved by test' }] };
+  await env.hubAdmin.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests).updateSubresource(csr, 'approval');
+
+  const secret = await waitFor(async () => {
+    const s = await addonSecrets().get(`${addon}-hub-kubeconfig`);
+    return s.data?.['tls.crt'] ? s : undefined;
+  }, 15_000, { message: `${addon} secret with a certificate` });
+  assert.deepEqual(Object.keys(secret.data ?? {}).sort(), ['cluster-name', 'kubeconfig', 'tls.crt', 'tls.key']);
+  assert.equal(Buffer.from(secret.data!['cluster-name']!, 'base64').toString(), CLUSTER);
+  const cert = parseCertificate(Buffer.from(secret.data!['tls.crt']!, 'base64').toString());
+  assert.equal(cert.commonName, `system:open-cluster-management:cluster:${CLUSTER}:addon:${addon}:agent:${addon}`);
+  assert.deepEqual(cert.organizations, [`system:open-cluster-management:cluster:${CLUSTER}:addon:${addon}`]);
+  assert.deepEqual(cert.dnsNames, [`${addon}.addon.open-cluster-management.io`]);
+  assert.ok(Buffer.from(secret.data!['kubeconfig']!, 'base64').toString().includes(env.hub.url), 'kubeconfig targets the bootstrap hub');
+
+  const addons = env.hubAdmin.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, CLUSTER);
+  const rotated = await waitFor(async () => findCondition((await addons.get(addon)).status?.conditions, 'ClusterCertificateRotated'), 10_000);
+  assert.equal(rotated.status, 'True');
+  assert.equal(rotated.reason, 'ClientCertificateUpdated');
+}
 
 test('kubeClient registration: driver set, CSR approved and signed, secret written, then deleted when unregistered', async () => {
   const addons = env.hubAdmin.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, CLUSTER);
@@ -50,61 +86,28 @@ test('kubeClient registration: driver set, CSR approved and signed, secret writt
   const i = createAddonRegistrationController({ clusterName: CLUSTER, hubClient: env.hubAdmin, hubInformers, spokeClient: env.spokeAdmin, startRegistration, log: nullLogger() });
   hubInformers.start(ac.signal);
   const running = i.run(ac.signal);
-  const csrs = env.hubAdmin.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
-  const secrets = env.spokeAdmin.resource<Secret>(resourceTypes.secrets, 'open-cluster-management-agent-addon');
   try {
     a = await waitFor(async () => {
       const x = await addons.get(ADDON);
       return x.status?.registrations?.[0]?.kubeClient?.driver === 'csr' ? x : undefined;
     }, 10_000);
-
-    const csr = await waitFor(async () => (await csrs.list({ labelSelector: `open-cluster-management.io/addon-name=${ADDON}` })).items[0], 10_000);
-    assert.match(csr.metadata.name ?? '', new RegExp(`^addon-${CLUSTER}-${ADDON}-`));
-    assert.equal(csr.metadata.labels?.['open-cluster-management.io/cluster-name'], CLUSTER);
-    assert.equal(csr.spec.signerName, 'kubernetes.io/kube-apiserver-client');
-
-    csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved by test' }] };
-    await csrs.updateSubresource(csr, 'approval');
-
-    const secret = await waitFor(async () => {
-      try {
-        const s = await secrets.get(`${ADDON}-hub-kubeconfig`);
-        return s.data?.['tls.crt'] ? s : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 15_000);
-    assert.deepEqual(Object.keys(secret.data ?? {}).sort(), ['cluster-name', 'kubeconfig', 'tls.crt', 'tls.key']);
-    assert.equal(Buffer.from(secret.data!['cluster-name']!, 'base64').toString(), CLUSTER);
-    const cert = parseCertificate(Buffer.from(secret.data!['tls.crt']!, 'base64').toString());
-    assert.equal(cert.commonName, `system:open-cluster-management:cluster:${CLUSTER}:addon:${ADDON}:agent:${ADDON}`);
-    assert.ok(Buffer.from(secret.data!['kubeconfig']!, 'base64').toString().includes(env.hub.url), 'kubeconfig targets the bootstrap hub');
-    assert.deepEqual(cert.dnsNames, [`${ADDON}.addon.open-cluster-management.io`]);
-
-    const rotated = await waitFor(async () => findCondition((await addons.get(ADDON)).status?.conditions, 'ClusterCertificateRotated'), 10_000);
-    assert.equal(rotated.status, 'True');
-    assert.equal(rotated.reason, 'ClientCertificateUpdated');
+    await approveAndCheckCredential(ADDON);
 
     // registration removed → secret deleted
     a = await addons.get(ADDON);
     a.status = { ...a.status, registrations: [] };
     await addons.updateStatus(a);
-    await waitFor(async () => {
-      try {
-        await secrets.get(`${ADDON}-hub-kubeconfig`);
-        return false;
-      } catch (err) {
-        return isNotFound(err);
-      }
-    }, 10_000);
-    assert.equal(i.registrations.state().size, 0);
+    // the secret is deleted, then the registration forgotten
+    await waitFor(async () => (await getIfExists(addonSecrets(), `${ADDON}-hub-kubeconfig`)) === undefined && i.registrations.state().size === 0, 10_000, {
+      message: 'secret deleted, registration gone',
+    });
   } finally {
     ac.abort();
     await running;
   }
 });
 
-test('controller J alone: CSR with addon labels, approved and signed → addon secret and ClusterCertificateRotated', async () => {
+test('the credential controller alone: CSR approved and signed → add-on secret and ClusterCertificateRotated; a valid certificate is reused', async () => {
   const addonName = 'direct';
   const addons = env.hubAdmin.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, CLUSTER);
   await addons.create({ apiVersion: 'addon.open-cluster-management.io/v1beta1', kind: 'ManagedClusterAddOn', metadata: { name: addonName, namespace: CLUSTER }, spec: {} });
@@ -112,47 +115,31 @@ test('controller J alone: CSR with addon labels, approved and signed → addon s
   setMaxListeners(100, ac.signal);
   const hubInformers = createInformerFactory(env.hubAdmin);
   hubInformers.start(ac.signal);
-  const start = createAddonRegistrationStarter({ hubClient: env.hubAdmin, hubInformers, spokeClient: env.spokeAdmin, bootstrapKubeconfigPath: env.hub.adminKubeconfigPath, log: nullLogger() });
+  const logs = captureLog();
+  const start = createAddonRegistrationStarter({
+    hubClient: env.hubAdmin,
+    hubInformers,
+    spokeClient: env.spokeAdmin,
+    bootstrapKubeconfigPath: env.hub.adminKubeconfigPath,
+    secretResyncMs: 100,
+    log: logs.log,
+  });
   const [config] = registrationConfigs({
     clusterName: CLUSTER,
     addonName,
     registrations: [{ type: 'kubeClient', kubeClient: { driver: 'csr' } }],
-    installationNamespace: 'open-cluster-management-agent-addon',
+    installationNamespace: ADDON_NS,
     hosted: false,
   }).configs;
   const stop = new AbortController();
   start({ clusterName: CLUSTER, addonName, config: config!, signal: stop.signal });
-  const csrs = env.hubAdmin.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
-  const secrets = env.spokeAdmin.resource<Secret>(resourceTypes.secrets, 'open-cluster-management-agent-addon');
   try {
-    const csr = await waitFor(async () => (await csrs.list({ labelSelector: `open-cluster-management.io/addon-name=${addonName}` })).items[0], 10_000);
-    assert.match(csr.metadata.name ?? '', new RegExp(`^addon-${CLUSTER}-${addonName}-`));
-    assert.equal(csr.metadata.labels?.['open-cluster-management.io/cluster-name'], CLUSTER);
-    assert.equal(csr.spec.signerName, 'kubernetes.io/kube-apiserver-client');
-    csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved by test' }] };
-    await csrs.updateSubresource(csr, 'approval');
-
-    const secret = await waitFor(async () => {
-      try {
-        const s = await secrets.get(`${addonName}-hub-kubeconfig`);
-        return s.data?.['tls.crt'] ? s : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 15_000);
-    assert.deepEqual(Object.keys(secret.data ?? {}).sort(), ['cluster-name', 'kubeconfig', 'tls.crt', 'tls.key']);
-    assert.equal(Buffer.from(secret.data!['cluster-name']!, 'base64').toString(), CLUSTER);
-    const cert = parseCertificate(Buffer.from(secret.data!['tls.crt']!, 'base64').toString());
-    assert.equal(cert.commonName, `system:open-cluster-management:cluster:${CLUSTER}:addon:${addonName}:agent:${addonName}`);
-    assert.deepEqual(cert.organizations, [`system:open-cluster-management:cluster:${CLUSTER}:addon:${addonName}`]);
-    assert.deepEqual(cert.dnsNames, [`${addonName}.addon.open-cluster-management.io`]);
-    assert.ok(Buffer.from(secret.data!['kubeconfig']!, 'base64').toString().includes(env.hub.url), 'kubeconfig targets the bootstrap hub');
-    const rotated = await waitFor(async () => findCondition((await addons.get(addonName)).status?.conditions, 'ClusterCertificateRotated'), 10_000);
-    assert.equal(rotated.status, 'True');
-    assert.equal(rotated.reason, 'ClientCertificateUpdated');
-    // a valid certificate is reused: no second CSR
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal((await csrs.list({ labelSelector: `open-cluster-management.io/addon-name=${addonName}` })).items.length, 1);
+    await approveAndCheckCredential(addonName);
+    // a valid certificate is reused: three more runs of the credential controller, no second CSR
+    const runs = (): number => logs.reconciles(`ClientCertController@addon:${addonName}:type:kubeClient`);
+    const target = runs() + 3;
+    await waitFor(() => runs() >= target, 10_000, { message: 'three more credential controller runs' });
+    assert.equal((await csrsOf(addonName)).items.length, 1);
   } finally {
     stop.abort();
     ac.abort();
