@@ -1,11 +1,12 @@
-// Bad input does not stop the hub: a cluster whose name cannot be a namespace, a CSR with garbage PEM,
-// a lease without renewTime, leaseDurationSeconds 0.
+// Bad input does not stop the hub: a cluster whose name cannot be a namespace, a CSR with garbage PEM
+// or a forged subject, a lease without renewTime, leaseDurationSeconds 0.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManagedCluster } from '../../src/api/cluster.js';
 import type { CertificateSigningRequest, Lease } from '../../src/api/core.js';
 import { resourceTypes } from '../../src/client/index.js';
+import { createCsr, generateKeyPair } from '../../src/util/x509.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startHubFixture, type HubFixture } from './hub-fixture.js';
 
@@ -32,16 +33,23 @@ test('a cluster whose name is not a valid namespace name gets HubAccepted False/
   await stillWorking('ok1');
 });
 
-test('a CSR with garbage PEM is ignored', async (t) => {
+test('a CSR with garbage PEM is refused by the server; a well-formed forged one stays unapproved', async () => {
   const csrs = fx.admin.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
-  try {
-    await csrs.create({
-      metadata: { name: 'garbage', labels: { 'open-cluster-management.io/cluster-name': 'ok1' } },
-      spec: { request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nAAECAwQ=\n-----END CERTIFICATE REQUEST-----\n').toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] },
-    });
-  } catch (err) {
-    t.diagnostic(`server refused the garbage CSR itself (${(err as Error).message}); the approver's handling is covered by unit tests`);
-  }
+  const spec = { signerName: 'kubernetes.io/kube-apiserver-client', usages: ['digital signature', 'key encipherment', 'client auth'] };
+  const garbage = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nAAECAwQ=\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
+  await assert.rejects(
+    csrs.create({ metadata: { name: 'garbage', labels: { 'open-cluster-management.io/cluster-name': 'ok1' } }, spec: { ...spec, request: garbage } }),
+    (err: unknown) => (err as { code?: number }).code === 422,
+  );
+  // Created by the admin (so the requester is not what is refused): the hub controller's own identity.
+  const key = (await generateKeyPair('ecdsa-p256')).privateKeyPem;
+  const request = Buffer.from(await createCsr({ commonName: 'ocm-ts:hub-controller', organizations: [], privateKeyPem: key })).toString('base64');
+  await csrs.create({ metadata: { name: 'forged', labels: { 'open-cluster-management.io/cluster-name': 'ok1' } }, spec: { ...spec, request } });
+  const refusal = await waitFor(() => fx.logs.lines.find((l) => l['key'] === 'forged' && String(l['msg']).startsWith('csr refused')), 5000, {
+    message: 'the approver refused the forged CSR',
+  });
+  assert.match(String(refusal['reason']), /common name ocm-ts:hub-controller is not system:open-cluster-management:ok1:<agent>/);
+  assert.equal((await csrs.get('forged')).status?.conditions?.find((c) => c.type === 'Approved'), undefined);
   await stillWorking('ok2');
 });
 

@@ -4,6 +4,8 @@
 import 'reflect-metadata';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
 import type { ManagedCluster } from '../../src/api/cluster.js';
 import type { CertificateSigningRequest, ClusterRole, ClusterRoleBinding } from '../../src/api/core.js';
 import { resourceTypes } from '../../src/client/index.js';
@@ -58,8 +60,8 @@ after(async () => {
   await fx?.stop();
 });
 
-async function submit(as: KubeClient, label: string, cn: string, orgs: string[]): Promise<string> {
-  const pem = await createCsr({ commonName: cn, organizations: orgs, privateKeyPem: key });
+async function submit(as: KubeClient, label: string, cn: string | string[], orgs: string[], usages = ['digital signature', 'key encipherment', 'client auth']): Promise<string> {
+  const pem = typeof cn === 'string' ? await createCsr({ commonName: cn, organizations: orgs, privateKeyPem: key }) : await multiCnCsr(cn, orgs);
   const name = `csr-${++n}`;
   // The cluster-scoped CSR client: wait until RBAC for the new identity is visible to the authorizer.
   await waitFor(async () => {
@@ -67,11 +69,19 @@ async function submit(as: KubeClient, label: string, cn: string, orgs: string[])
       apiVersion: 'certificates.k8s.io/v1',
       kind: 'CertificateSigningRequest',
       metadata: { name, labels: { 'open-cluster-management.io/cluster-name': label } },
-      spec: { request: Buffer.from(pem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['digital signature', 'key encipherment', 'client auth'] },
+      spec: { request: Buffer.from(pem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages },
     });
     return true;
   }, 5000);
   return name;
+}
+
+/** A request with several CN attributes: Go's x509 (kube-apiserver) authenticates as the last one. */
+async function multiCnCsr(cns: string[], orgs: string[]): Promise<string> {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const name: x509.JsonName = [...orgs.map((o) => ({ O: [o] })), ...cns.map((c) => ({ CN: [c] }))];
+  return (await x509.Pkcs10CertificateRequestGenerator.create({ name, keys, signingAlgorithm: alg }, webcrypto)).toString('pem') + '\n';
 }
 
 const get = (name: string) => fx.admin.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests).get(name);
@@ -100,11 +110,18 @@ test('forged CSRs are never approved; later valid ones are', async () => {
     await submit(agentR2, 'r1', agentUser('r2'), agentGroups('r2')),
     // CN with a cluster that only prefix-matches
     await submit(bootstrap, 'r1', agentUser('r1x'), agentGroups('r1')),
+    // the agent's CN first, then one that kube-apiserver would authenticate as
+    await submit(bootstrap, 'f1', [agentUser('f1'), 'system:admin'], agentGroups('f1')),
+    // a server certificate usage from a listed bootstrap user
+    await submit(bootstrap, 'f2', agentUser('f2'), agentGroups('f2'), ['digital signature', 'key encipherment', 'client auth', 'server auth']),
   ];
   // Ordering: one worker, FIFO queue. Once a CSR created after the forged ones is approved, they were all seen.
   const marker = await submit(bootstrap, 'm1', agentUser('m1'), agentGroups('m1'));
   await waitFor(() => approved(marker), 5000);
-  for (const f of forged) assert.equal(await approved(f), undefined, `${f} must not be approved`);
+  for (const f of forged) {
+    assert.equal(await approved(f), undefined, `${f} must not be approved`);
+    assert.ok(fx.logs.lines.some((l) => l['key'] === f && String(l['msg']).startsWith('csr refused') && String(l['reason']) !== ''), `${f}: refusal logged with its reason`);
+  }
 });
 
 test('a renewal CSR whose requester may not renew (denied cluster) is not approved', async () => {

@@ -1,4 +1,4 @@
-// CSRApprovingController (#3, hub-controller.md §7): auto-approves agent certificate renewals (after a
+// CSRApprovingController: auto-approves agent certificate renewals (after a
 // SubjectAccessReview for `renew`) and, under ManagedClusterAutoApproval, CSRs of listed bootstrap users.
 
 import { reasons, names, GROUP_REGISTER } from '../../api/constants.js';
@@ -30,7 +30,6 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });
   const csrs = client.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
   const planOpts = {
-    signerName: names.kubeApiserverClientSigner,
     autoApproval: options.featureGates['ManagedClusterAutoApproval'] === true,
     autoApprovedUsers: options.autoApprovedCsrUsers,
   };
@@ -52,6 +51,10 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
     const csr = informers.csrs.lister.get(name);
     if (!csr) return {};
     const plan = planApproval(csr, planOpts);
+    if (plan.kind === 'refuse') {
+      log.info('csr refused: not a valid managed cluster agent csr', { key: name, reason: plan.why });
+      return {};
+    }
     if (plan.kind === 'skip') {
       log.debug('csr not auto-approved', { key: name, why: plan.why });
       return {};
