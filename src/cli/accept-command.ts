@@ -5,6 +5,9 @@ import { acceptCluster, AcceptError } from './accept.js';
 import { resolveKubeconfigPath } from './kubeconfig-flag.js';
 import { parseDurationFlag } from './duration-flag.js';
 
+/** Comma-separated and repeatable: `--x a,b --x c` → [a, b, c]; empty entries dropped. */
+export const collectList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+
 export function registerAcceptCommand(program: Command): void {
   program
     .command('accept')
@@ -13,8 +16,22 @@ export function registerAcceptCommand(program: Command): void {
     .option('--kubeconfig <file>', 'hub admin kubeconfig (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--wait', 'wait until each cluster has joined', false)
     .option('--timeout <duration>', 'how long --wait waits (e.g. 90s, 5m)', '5m')
-    .action(async (clusters: string[], flags: { kubeconfig?: string; wait: boolean; timeout: string }) => {
+    .option(
+      '--bootstrap-users <users>',
+      'requesters trusted like bootstrap tokens, e.g. the service account of a bootstrap kubeconfig ' +
+        '(CSRs are approved only from bootstrap tokens, these users, or the cluster\'s own agent); comma-separated, repeatable',
+      collectList,
+    )
+    .addHelpText(
+      'after',
+      '\nOnly CSRs whose subject is exactly the cluster\'s agent identity (CN system:open-cluster-management:<cluster>:<agent>,\n' +
+        'O system:open-cluster-management:<cluster> [+ system:open-cluster-management:managed-clusters]), for the\n' +
+        'kubernetes.io/kube-apiserver-client signer with client-auth usages, are approved. Any other CSR labelled with the\n' +
+        'cluster is reported with the reason and left pending.',
+    )
+    .action(async (clusters: string[], flags: { kubeconfig?: string; wait: boolean; timeout: string; bootstrapUsers?: string[] }) => {
       const timeoutMs = parseDurationFlag('--timeout', flags.timeout);
+      const bootstrapUsers = flags.bootstrapUsers ?? [];
       const client = createKubeClient({ kubeconfigPath: resolveKubeconfigPath(flags.kubeconfig) });
       const ac = new AbortController();
       const onSignal = () => ac.abort(new Error('interrupted'));
@@ -22,7 +39,7 @@ export function registerAcceptCommand(program: Command): void {
       try {
         for (const name of clusters) {
           await acceptCluster(
-            { client, clock: realClock, signal: ac.signal, wait: flags.wait, timeoutMs, say: (l) => process.stdout.write(l + '\n') },
+            { client, clock: realClock, signal: ac.signal, wait: flags.wait, timeoutMs, bootstrapUsers, say: (l) => process.stdout.write(l + '\n') },
             name,
           );
         }

@@ -1,23 +1,41 @@
 // `ocm-ts accept`: the hub admin's half of the double opt-in, like `clusteradm accept`: approve the
-// cluster's pending CSRs and set spec.hubAcceptsClient. Idempotent; --wait returns once Joined.
+// cluster's pending agent CSRs and set spec.hubAcceptsClient. Idempotent; --wait returns once Joined.
+// Only CSRs that are exactly that cluster's agent identity are approved; the others are reported
+// and left pending for the admin to inspect (clusteradm does not deny them either).
 import type { CertificateSigningRequest } from '../api/core.js';
 import type { ManagedCluster } from '../api/cluster.js';
-import { conditionTypes, labels, names } from '../api/constants.js';
+import { validateClusterCsr } from '../api/cluster-csr.js';
+import { conditionTypes, labels } from '../api/constants.js';
 import { isConditionTrue, rfc3339 } from '../api/conditions.js';
 import type { KubeClient } from '../client/types.js';
 import { resourceTypes } from '../client/resource-types.js';
 import { isConflict, isNotFound } from '../client/errors.js';
 import type { Clock } from '../util/clock.js';
 
-/** CSRs of this cluster's agent (not an addon's) that are neither approved nor denied yet. */
-export function pendingClusterCsrs(csrs: readonly CertificateSigningRequest[], cluster: string): CertificateSigningRequest[] {
-  return csrs.filter((csr) => {
-    const l = csr.metadata.labels ?? {};
-    if (l[labels.clusterName] !== cluster || l[labels.addonName] !== undefined) return false;
-    if (csr.spec.signerName !== names.kubeApiserverClientSigner) return false;
-    const decided = (csr.status?.conditions ?? []).some((c) => (c.type === 'Approved' || c.type === 'Denied') && c.status === 'True');
-    return !decided;
-  });
+function isDecided(csr: CertificateSigningRequest): boolean {
+  return (csr.status?.conditions ?? []).some((c) => (c.type === 'Approved' || c.type === 'Denied') && c.status === 'True');
+}
+
+export interface RefusedCsr {
+  name: string;
+  reason: string;
+}
+
+/**
+ * Splits the cluster's undecided CSRs into those `accept` approves (valid agent CSRs of this
+ * cluster, from a bootstrap identity or the cluster's own agent) and those it refuses, with why.
+ * Anyone holding the bootstrap token can label a CSR with any cluster, so the label only selects.
+ */
+export function triageClusterCsrs(csrs: readonly CertificateSigningRequest[], cluster: string, bootstrapUsers: readonly string[] = []): { approve: CertificateSigningRequest[]; refuse: RefusedCsr[] } {
+  const approve: CertificateSigningRequest[] = [];
+  const refuse: RefusedCsr[] = [];
+  for (const csr of csrs) {
+    if (csr.metadata.labels?.[labels.clusterName] !== cluster || isDecided(csr)) continue;
+    const v = validateClusterCsr(csr, { bootstrapUsers });
+    if (v.valid) approve.push(csr);
+    else refuse.push({ name: csr.metadata.name ?? '', reason: v.check === 'requester' ? `${v.reason} (see --bootstrap-users)` : v.reason });
+  }
+  return { approve, refuse };
 }
 
 export interface AcceptResult {
@@ -35,6 +53,8 @@ export interface AcceptOptions {
   timeoutMs: number;
   /** Progress lines for the user. */
   say: (line: string) => void;
+  /** Requesters trusted as bootstrap identities besides bootstrap tokens (e.g. a bootstrap service account). */
+  bootstrapUsers?: readonly string[];
 }
 
 export class AcceptError extends Error {
@@ -44,11 +64,18 @@ export class AcceptError extends Error {
   }
 }
 
-async function approvePending(opts: AcceptOptions, cluster: string): Promise<string[]> {
+/** Approves what passes; reports each refused CSR once per run (`reported` remembers them). */
+async function approvePending(opts: AcceptOptions, cluster: string, reported: Set<string>): Promise<string[]> {
   const csrClient = opts.client.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
   const list = await csrClient.list({ labelSelector: `${labels.clusterName}=${cluster}`, signal: opts.signal });
+  const { approve, refuse } = triageClusterCsrs(list.items, cluster, opts.bootstrapUsers);
+  for (const r of refuse) {
+    if (reported.has(r.name)) continue;
+    reported.add(r.name);
+    opts.say(`refused CSR ${r.name} of cluster ${cluster}: ${r.reason}`);
+  }
   const approved: string[] = [];
-  for (const csr of pendingClusterCsrs(list.items, cluster)) {
+  for (const csr of approve) {
     const now = rfc3339(new Date(opts.clock.now()));
     const next: CertificateSigningRequest = {
       ...csr,
@@ -95,7 +122,8 @@ export async function acceptCluster(opts: AcceptOptions, name: string): Promise<
       await opts.clock.sleep(500, opts.signal);
     }
   }
-  const approved = await approvePending(opts, name);
+  const reported = new Set<string>();
+  const approved = await approvePending(opts, name, reported);
   const accepted = await setAccepted(opts, cluster);
   for (const csr of approved) opts.say(`approved CSR ${csr} of cluster ${name}`);
   if (accepted === 'newly') opts.say(`set hubAcceptsClient to true for cluster ${name}`);
@@ -109,7 +137,7 @@ export async function acceptCluster(opts: AcceptOptions, name: string): Promise<
     }
     if (opts.clock.now() > deadline) throw new AcceptError(`timed out waiting for cluster ${name} to join`);
     // CSRs created after acceptance (the agent was still bootstrapping) are approved as they come.
-    for (const csr of await approvePending(opts, name)) {
+    for (const csr of await approvePending(opts, name, reported)) {
       approved.push(csr);
       opts.say(`approved CSR ${csr} of cluster ${name}`);
     }
