@@ -76,3 +76,52 @@ test('should sign approved kube-apiserver-client CSRs (ECDSA and RSA) and fail b
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('should refuse approved CSRs for internal identities, system:masters or another identity than their OCM labels name, and sign alice', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-signer-'));
+  const store = openSqliteStore({ path: ':memory:' });
+  const ac = new AbortController();
+  const P = 'system:open-cluster-management:';
+  try {
+    const pki = await ensurePki(join(dir, 'pki'));
+    createCsrSigner({ store, pki, clusterSigningDurationMs: 60_000, log: createLogger({ level: 'error', write: () => undefined }) }).start(ac.signal);
+    const k = await generateKeyPair('ecdsa-p256');
+    const mk = async (name: string, cn: string, orgs: string[], labels: Record<string, string> = {}): Promise<void> => {
+      const pem = await createCsr({ commonName: cn, organizations: orgs, privateKeyPem: k.privateKeyPem });
+      store.create(key(name), {
+        apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name, labels },
+        spec: { request: Buffer.from(pem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['digital signature', 'key encipherment', 'client auth'], username: 'system:bootstrap:abcdef', groups: ['system:bootstrappers'] },
+        status: { conditions: [{ type: 'Approved', status: 'True', reason: 'AdminApproved', message: 'approved by an admin' }] },
+      });
+    };
+    const c1 = { 'open-cluster-management.io/cluster-name': 'cluster1' };
+    const refused: [string, string, string[], Record<string, string>, RegExp][] = [
+      ['hub-controller', 'ocm-ts:hub-controller', [], {}, /ocm-ts:hub-controller is reserved for the hub's own components/],
+      ['hub-controller-labelled', 'ocm-ts:hub-controller', [`${P}cluster1`], c1, /ocm-ts:hub-controller is reserved/],
+      ['masters', 'alice', ['system:masters'], {}, /system:masters group is not allowed/],
+      ['masters-agent', `${P}cluster1:a`, [`${P}cluster1`, 'system:masters'], c1, /system:masters group is not allowed/],
+      ['other-cluster', `${P}cluster2:x`, [`${P}cluster2`], c1, /not the identity named by the CSR's open-cluster-management.io labels: common name system:open-cluster-management:cluster2:x is not/],
+      ['cluster1-labelled-cluster2', `${P}cluster1:a`, [`${P}cluster1`], { 'open-cluster-management.io/cluster-name': 'cluster2' }, /not the identity named/],
+      ['addon-mismatch', `${P}cluster1:a`, [`${P}cluster1`], { ...c1, 'open-cluster-management.io/addon-name': 'addon1' }, /not the identity named/],
+    ];
+    for (const [name, cn, orgs, labels] of refused) await mk(name, cn, orgs, labels);
+    await mk('alice', 'alice', ['team-a']);
+    await mk('agent', `${P}cluster1:agent1`, [`${P}cluster1`, `${P}managed-clusters`], c1);
+    await mk('addon', `${P}cluster:cluster1:addon:addon1:agent:addon1`, [`${P}cluster:cluster1:addon:addon1`], { ...c1, 'open-cluster-management.io/addon-name': 'addon1' });
+
+    for (const [name, , , , message] of refused) {
+      const failed = await waitFor(() => (store.get(key(name))?.object.status as { conditions?: Array<{ type: string; reason: string; message: string }> }).conditions?.find((x) => x.type === 'Failed'));
+      assert.equal(failed.reason, 'SignerValidationFailure', name);
+      assert.match(failed.message, message, name);
+      assert.equal((store.get(key(name))!.object.status as { certificate?: string }).certificate, undefined, name);
+    }
+    for (const [name, cn] of [['alice', 'alice'], ['agent', `${P}cluster1:agent1`], ['addon', `${P}cluster:cluster1:addon:addon1:agent:addon1`]] as const) {
+      const cert = await waitFor(() => (store.get(key(name))?.object.status as { certificate?: string } | undefined)?.certificate);
+      assert.equal(parseCertificate(Buffer.from(cert, 'base64').toString('utf8')).commonName, cn);
+    }
+  } finally {
+    ac.abort();
+    store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,6 @@
-// The built-in signer for `kubernetes.io/kube-apiserver-client` (embedded-apiserver.md §13.5), a
-// BuiltinController: it lists and watches CSRs in the store, and for each Approved, non-Denied,
-// non-Failed, unsigned CSR either issues a certificate from the server's CA or appends a Failed
-// condition. Writes go straight to the store with the read revision as precondition; a conflict
+// The built-in signer for `kubernetes.io/kube-apiserver-client`, a BuiltinController: it lists and
+// watches CSRs in the store, and for each Approved, non-Denied, non-Failed, unsigned CSR either
+// issues a certificate from the server's CA or appends a Failed condition. Writes go straight to the store with the read revision as precondition; a conflict
 // re-reads and decides again.
 
 import type { KubeObject } from '../../api/meta.js';
@@ -10,9 +9,9 @@ import { StoreConflictError, StoreNotFoundError, type Store, type WatchSubscript
 import type { Clock } from '../../util/clock.js';
 import { realClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { issueCertificate, parseCertificate, parseCsr, type ParsedCsr, type SigningCa } from '../../util/x509.js';
+import { issueCertificate, parseCertificate, type SigningCa } from '../../util/x509.js';
 import { CERTIFICATES_GROUP, CSR_RESOURCE } from './csr-admission.js';
-import { conditionsOf, specOf, statusOf } from './csr-validation.js';
+import { conditionsOf, statusOf } from './csr-validation.js';
 import { decideSigning } from './signer-policy.js';
 
 export interface CsrSignerOptions {
@@ -60,33 +59,22 @@ export function createCsrSigner(opts: CsrSignerOptions): BuiltinController {
       if (d.why === 'the signing CA has expired') log.warn('not signing: the signing CA has expired', { key: name });
       return false;
     }
-    let next: KubeObject;
     if (d.action === 'fail') {
-      next = withStatus(csr, { ...statusOf(csr), conditions: [...conditionsOf(csr), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: d.message, lastUpdateTime: rfc3339(now), lastTransitionTime: rfc3339(now) }] });
-    } else {
-      const request = specOf(csr).request;
-      let parsed: ParsedCsr;
-      try {
-        parsed = parseCsr(Buffer.from(String(request), 'base64').toString('utf8'));
-        if (!parsed.signatureValid) throw new Error('signature verification failure');
-      } catch (err) {
-        next = withStatus(csr, { ...statusOf(csr), conditions: [...conditionsOf(csr), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: `unable to parse csr: ${(err as Error).message}`, lastUpdateTime: rfc3339(now), lastTransitionTime: rfc3339(now) }] });
-        return write(key, cur.revision, next, name, 'failed');
-      }
-      const certPem = await issueCertificate({
-        ca: opts.pki.signingCa,
-        subject: { fromCsrDer: parsed.der },
-        notBefore: d.notBefore,
-        notAfter: d.notAfter,
-        keyUsages: d.keyUsages,
-        extKeyUsages: d.extKeyUsages,
-        ...(parsed.dnsNames.length ? { dnsNames: parsed.dnsNames } : {}),
-        ...(parsed.ipAddresses.length ? { ipAddresses: parsed.ipAddresses } : {}),
-      });
-      next = withStatus(csr, { ...statusOf(csr), certificate: Buffer.from(certPem, 'utf8').toString('base64') });
-      return write(key, cur.revision, next, name, 'signed', { notAfter: d.notAfter.toISOString() });
+      const next = withStatus(csr, { ...statusOf(csr), conditions: [...conditionsOf(csr), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: d.message, lastUpdateTime: rfc3339(now), lastTransitionTime: rfc3339(now) }] });
+      return write(key, cur.revision, next, name, 'failed', { message: d.message });
     }
-    return write(key, cur.revision, next, name, 'failed', { message: d.message });
+    const certPem = await issueCertificate({
+      ca: opts.pki.signingCa,
+      subject: { fromCsrDer: d.request.der },
+      notBefore: d.notBefore,
+      notAfter: d.notAfter,
+      keyUsages: d.keyUsages,
+      extKeyUsages: d.extKeyUsages,
+      ...(d.request.dnsNames.length ? { dnsNames: d.request.dnsNames } : {}),
+      ...(d.request.ipAddresses.length ? { ipAddresses: d.request.ipAddresses } : {}),
+    });
+    const next = withStatus(csr, { ...statusOf(csr), certificate: Buffer.from(certPem, 'utf8').toString('base64') });
+    return write(key, cur.revision, next, name, 'signed', { notAfter: d.notAfter.toISOString() });
   };
 
   const write = (key: string, revision: number, next: KubeObject, name: string, what: string, fields: Record<string, unknown> = {}): boolean => {

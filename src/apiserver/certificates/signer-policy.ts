@@ -1,8 +1,10 @@
-// Pure decisions of the built-in signer (embedded-apiserver.md §13.5): whether a CSR is ours to
-// sign, whether its usages are acceptable, and the validity window.
+// Pure decisions of the built-in signer: whether a CSR is ours to sign, whether its usages and
+// subject are acceptable, and the validity window.
 
+import { labelledSubjectProblem } from '../../api/cluster-csr.js';
+import { decodeCsrRequest, type CsrSubject } from '../../api/csr-subject.js';
 import type { KubeObject } from '../../api/meta.js';
-import type { ExtKeyUsageName, KeyUsageName } from '../../util/x509.js';
+import type { ExtKeyUsageName, KeyUsageName, ParsedCsr } from '../../util/x509.js';
 import { conditionsOf, specOf, statusOf } from './csr-validation.js';
 import { KUBE_APISERVER_CLIENT_SIGNER } from './csr-admission.js';
 
@@ -14,7 +16,14 @@ const SHORT_TTL_MS = 8 * 3600_000;
 export type SignDecision =
   | { action: 'ignore'; why: string }
   | { action: 'fail'; message: string }
-  | { action: 'sign'; keyUsages: KeyUsageName[]; extKeyUsages: ExtKeyUsageName[]; notBefore: Date; notAfter: Date };
+  | { action: 'sign'; request: ParsedCsr; keyUsages: KeyUsageName[]; extKeyUsages: ExtKeyUsageName[]; notBefore: Date; notAfter: Date };
+
+/**
+ * CN prefix of the server's and the hub's own identities (the admin, the hub controllers). A client
+ * certificate for one of them is the hub itself, so no approval, however obtained, may mint one.
+ */
+export const INTERNAL_IDENTITY_PREFIX = 'ocm-ts:';
+const MASTERS_GROUP = 'system:masters';
 
 const KEY_USAGES: Record<string, KeyUsageName> = { 'digital signature': 'digitalSignature', 'key encipherment': 'keyEncipherment' };
 const EXT_KEY_USAGES: Record<string, ExtKeyUsageName> = { 'client auth': 'clientAuth' };
@@ -53,6 +62,20 @@ export function validityWindow(nowMs: number, ttlMs: number, caNotAfterMs: numbe
   return { notBefore: new Date(nowMs - backdate), notAfter: new Date(Math.min(end, caNotAfterMs)) };
 }
 
+/**
+ * Why a certificate with this subject must not be issued even though the CSR is approved; undefined
+ * when it may. Defence in depth behind the approvers: internal identities and system:masters never,
+ * and a CSR carrying OCM's cluster-name label only for the identity its labels name. CSRs without
+ * OCM's labels (an admin minting a certificate for `alice`) are signed as kube-apiserver would.
+ */
+export function subjectProblem(labels: Readonly<Record<string, string>> | undefined, subject: Pick<CsrSubject, 'commonNames' | 'organizations'>): string | undefined {
+  const internal = [...subject.commonNames, ...subject.organizations].find((n) => n.startsWith(INTERNAL_IDENTITY_PREFIX));
+  if (internal !== undefined) return `${internal} is reserved for the hub's own components`;
+  if (subject.organizations.includes(MASTERS_GROUP)) return `use of ${KUBE_APISERVER_CLIENT_SIGNER} signer with ${MASTERS_GROUP} group is not allowed`;
+  const ocm = labelledSubjectProblem(labels, subject);
+  return ocm === undefined ? undefined : `the subject is not the identity named by the CSR's open-cluster-management.io labels: ${ocm}`;
+}
+
 /** The full decision for one CSR at `nowMs`. */
 export function decideSigning(csr: KubeObject, nowMs: number, clusterSigningDurationMs: number, caNotAfterMs: number): SignDecision {
   const need = needsSigning(csr);
@@ -68,6 +91,10 @@ export function decideSigning(csr: KubeObject, nowMs: number, clusterSigningDura
   }
   if (!extKeyUsages.includes('clientAuth')) return { action: 'fail', message: 'missing required usage for client certificate: client auth' };
   if (caNotAfterMs <= nowMs) return { action: 'ignore', why: 'the signing CA has expired' };
+  const decoded = decodeCsrRequest(specOf(csr).request);
+  if (!decoded.ok) return { action: 'fail', message: `unable to parse csr: ${decoded.reason}` };
+  const problem = subjectProblem(csr.metadata.labels, decoded.subject);
+  if (problem !== undefined) return { action: 'fail', message: `refusing to sign: ${problem}` };
   const ttl = signingTtlMs(specOf(csr).expirationSeconds, clusterSigningDurationMs);
-  return { action: 'sign', keyUsages, extKeyUsages, ...validityWindow(nowMs, ttl, caNotAfterMs) };
+  return { action: 'sign', request: decoded.subject.parsed, keyUsages, extKeyUsages, ...validityWindow(nowMs, ttl, caNotAfterMs) };
 }
