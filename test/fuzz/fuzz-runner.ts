@@ -10,7 +10,7 @@ import { applyMutations } from './gen-bodies.js';
 import type { FuzzTarget } from './fuzz-target.js';
 import type { FuzzCase, RawCase } from './gen-requests.js';
 import { sendRaw, sendRequest, type FuzzRequest, type FuzzResponse, type RawResponse } from './http-exchange.js';
-import type { Identity } from './identities.js';
+import type { Identity, UserRef } from './identities.js';
 import { matchKnownFailure, type FailureContext, type KnownFailure } from './known-failures.js';
 import { prototypeAdditions, prototypeSnapshot, type LoopMonitor, type PrototypeSnapshot } from './process-probes.js';
 import { describeRaw, describeRequest, describeResponse, FindingCollector } from './report.js';
@@ -142,7 +142,7 @@ export class FuzzRunner {
       const events = await this.recorder.eventsBetween(before, after);
       if (!id.superuser && response.status !== undefined && response.status < 300 && events.length > 0) this.rightsChecked++;
       violations.push(...await auditWrites(this.target.admin, this.store, {
-        method: c.request.method, path: c.request.path, query: c.request.query, status: response.status, user: id.user, superuser: id.superuser, events,
+        method: c.request.method, path: c.request.path, query: c.request.query, status: response.status, ...actingAs(id, c.request.headers), events,
       }));
       await this.settle();
     }
@@ -196,6 +196,19 @@ export class FuzzRunner {
     for (const v of violations) this.findings.add(`${v.kind}: ${signatureOf(v.detail)}`, report);
     return true;
   }
+}
+
+/**
+ * Who a request acts as, for the rights check: a superuser may impersonate (the request then has
+ * the impersonated user's rights); anyone else's impersonation headers must be refused, so their
+ * own rights stay the bound.
+ */
+export function actingAs(id: Identity, headers: Record<string, string>): { user: UserRef; superuser: boolean } {
+  const name = headers['impersonate-user'];
+  if (!id.superuser || !name) return { user: id.user, superuser: id.superuser };
+  const groups = headers['impersonate-group'] ? [headers['impersonate-group']] : [];
+  if (name !== 'system:anonymous' && !groups.includes('system:unauthenticated')) groups.push('system:authenticated');
+  return { user: { username: name, groups }, superuser: groups.includes('system:masters') };
 }
 
 /** Groups details that differ only in numbers, quoted values and object keys. */

@@ -12,7 +12,7 @@ import { dnsLabel, oddString } from './gen-values.js';
 import type { Grant } from './grants.js';
 import type { FuzzCase } from './gen-requests.js';
 import type { FuzzRequest } from './http-exchange.js';
-import type { IdentityName } from './identities.js';
+import { AGENT_USER, CLUSTER, type IdentityName } from './identities.js';
 import { describeRequest } from './report.js';
 import { SEED_NAME, templateFor } from './templates.js';
 
@@ -57,6 +57,8 @@ interface Shape {
   patchType: 'merge' | 'strategic' | 'json' | 'apply';
   yaml: boolean;
   emptyCollection: boolean;
+  /** Superusers only: act as cluster1's agent through impersonation headers. */
+  impersonate: boolean;
 }
 
 function patchBody(s: Shape, apiVersion: string, ns: string): { contentType: string; body: Buffer; query: string } {
@@ -88,6 +90,7 @@ function build(identity: IdentityName, s: Shape, csrPem: string): FuzzCase {
   const objectPath = `${coll}/${s.name}`;
   const target = g.subresource ? `${objectPath}/${g.subresource}` : objectPath;
   const headers: Record<string, string> = s.accept ? { accept: s.accept } : {};
+  if (s.impersonate) Object.assign(headers, { 'impersonate-user': AGENT_USER, 'impersonate-group': `system:open-cluster-management:${CLUSTER}` });
   const json = (v: unknown): Buffer => Buffer.from(s.yaml ? toYaml(v) : JSON.stringify(v));
   if (s.yaml) headers['content-type'] = 'application/yaml';
   const req = (method: string, path: string, extra: Partial<FuzzRequest> = {}): FuzzRequest => ({ method, path, query: s.query, headers, ...extra });
@@ -122,8 +125,11 @@ function build(identity: IdentityName, s: Shape, csrPem: string): FuzzCase {
   return c;
 }
 
-/** Plausible requests of `identity` over its grants (none: nothing plausible to send). */
-export function plausibleArbitrary(identity: IdentityName, grants: readonly Grant[], csrPem: string): fc.Arbitrary<FuzzCase> | undefined {
+/**
+ * Plausible requests of `identity` over its grants (none: nothing plausible to send). A superuser
+ * also sends some as cluster1's agent through impersonation.
+ */
+export function plausibleArbitrary(identity: IdentityName, grants: readonly Grant[], csrPem: string, superuser = false): fc.Arbitrary<FuzzCase> | undefined {
   if (grants.length === 0) return undefined;
   return fc.record({
     grant: fc.constantFrom(...grants),
@@ -135,6 +141,7 @@ export function plausibleArbitrary(identity: IdentityName, grants: readonly Gran
     patchType: fc.constantFrom('merge' as const, 'strategic' as const, 'json' as const, 'apply' as const),
     yaml: fc.nat(5).map((n) => n === 0),
     emptyCollection: fc.boolean(),
+    impersonate: superuser ? fc.nat(3).map((n) => n === 0) : fc.constant(false),
   }).map((r) => {
     const names = r.grant.names.length > 0 ? r.grant.names : [SEED_NAME, SEED_NAME, 'cluster1'];
     return build(identity, { ...r, name: names[r.pick % names.length] as string }, csrPem);

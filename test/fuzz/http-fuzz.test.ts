@@ -77,7 +77,7 @@ describe('embedded API server under fuzzing', { timeout }, () => {
 
   /** Hostile requests as `identities`, and plausible ones (over each identity's grants) as often. */
   const mixed = (identities: IdentityName[], hostile: fc.Arbitrary<FuzzCase>): fc.Arbitrary<FuzzCase> => {
-    const plausible = identities.map((n) => plausibleArbitrary(n, target.grants[n], target.csrPem)).filter((a): a is fc.Arbitrary<FuzzCase> => a !== undefined);
+    const plausible = identities.map((n) => plausibleArbitrary(n, target.grants[n], target.csrPem, target.identities[n].superuser)).filter((a): a is fc.Arbitrary<FuzzCase> => a !== undefined);
     return plausible.length === 0 ? hostile : fc.oneof(hostile, fc.oneof(...plausible));
   };
 

@@ -5,7 +5,7 @@
 //   requester may change with that kind of write.
 // Writes of the server's own controllers, which follow earlier requests (namespace clean-up, the
 // default ServiceAccount and root CA ConfigMap of new namespaces, the CSR signer's certificate, CRD
-// status), are recognised by what they touch and left out.
+// status, the expiry of old Events), are recognised by what they touch and left out.
 
 import type { KubeObject } from '../../src/api/meta.js';
 import type { Store, StoreEvent, WatchSubscription } from '../../src/apiserver/storage/types.js';
@@ -83,8 +83,18 @@ function isApproved(o: KubeObject | undefined): boolean {
   return conds.some((c) => c.type === 'Approved' && c.status === 'True');
 }
 
+/** Events are expired an hour after they were last seen (by their own timestamps). */
+const EVENT_TTL_MS = 3600_000;
+
+function expiredEvent(o: KubeObject, now: number): boolean {
+  const e = o as KubeObject & { lastTimestamp?: string; eventTime?: string; firstTimestamp?: string; series?: { lastObservedTime?: string } };
+  const seen = [e.series?.lastObservedTime, e.lastTimestamp, e.eventTime, e.firstTimestamp, o.metadata.creationTimestamp]
+    .map((t) => (t ? Date.parse(t) : NaN)).filter((t) => Number.isFinite(t));
+  return seen.length > 0 && Math.max(...seen) < now - EVENT_TTL_MS;
+}
+
 /** A write of one of the server's own controllers (see the file comment). */
-export function isControllerWrite(ev: StoreEvent, store: Pick<Store, 'get'>): boolean {
+export function isControllerWrite(ev: StoreEvent, store: Pick<Store, 'get'>, now = Date.now()): boolean {
   const k = keyParts(ev.key);
   const terminating = (ns: string): boolean => {
     const cur = store.get(`/core/namespaces//${ns}`);
@@ -99,6 +109,7 @@ export function isControllerWrite(ev: StoreEvent, store: Pick<Store, 'get'>): bo
     if (strip(ev.prevObject) === strip(ev.object)) return true;
   }
   if (k.group === 'apiextensions.k8s.io' && ev.type === 'DELETED' && ev.prevObject?.metadata.deletionTimestamp) return true;
+  if (ev.type === 'DELETED' && k.group === '' && k.resource === 'events' && expiredEvent(ev.object, now)) return true;
   if (ev.type === 'DELETED' && k.group !== '' && k.group !== 'apiextensions.k8s.io') {
     // Custom resources go away with their CRD.
     const crd = store.get(`/apiextensions.k8s.io/customresourcedefinitions//${k.resource}.${k.group}`);
