@@ -130,5 +130,12 @@ export function pathArbitrary(ctx: PathContext): fc.Arbitrary<GeneratedPath> {
     { weight: 2, arbitrary: discoveryPath(ctx) },
     { weight: 2, arbitrary: fc.constantFrom(...NON_RESOURCE).map((path) => ({ path })) },
     { weight: 1, arbitrary: fc.array(randomSegment, { maxLength: 7 }).map((segs) => ({ path: `/${segs.join('/')}` })) },
+    // Long runs of slashes: linear-time path handling or not.
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.integer({ min: 500, max: 20_000 }), fc.constantFrom('/healthz', '/api/v1/namespaces', '/apis', '', 'x')).map(([n, p]) => ({
+        path: p.startsWith('/') ? `${p}${'/'.repeat(n)}x` : `${'/'.repeat(n)}${p}`,
+      })),
+    },
   );
 }

@@ -57,7 +57,9 @@ function pathOnly(path: string): string {
   } catch {
     // keep it as sent
   }
-  return p.replace(/\/+$/, '') || '/';
+  let end = p.length;
+  while (end > 0 && p[end - 1] === '/') end--; // a loop: /\/+$/ is quadratic on long runs of slashes
+  return p.slice(0, end) || '/';
 }
 
 const HEALTH = /^\/(healthz|livez|readyz)(\/[^/]+)?$/;

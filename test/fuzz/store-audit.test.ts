@@ -43,6 +43,7 @@ describe('fuzz store audit', () => {
       { name: 'approving a CSR', ev: ev('MODIFIED', '/certificates.k8s.io/certificatesigningrequests//c', csr, obj({ kind: 'CertificateSigningRequest', spec: { request: 'x' } })), expected: false },
       { name: 'CRD status', ev: ev('MODIFIED', '/apiextensions.k8s.io/customresourcedefinitions//a.b', obj({ spec: { a: 1 }, status: { x: 2 } }), obj({ spec: { a: 1 } })), expected: true },
       { name: 'the expiry of an old Event', ev: ev('DELETED', '/core/events/live/e', obj({ lastTimestamp: '2024-01-01T00:00:00Z' })), expected: true },
+      { name: 'the expiry of a new Event with an old eventTime', ev: ev('DELETED', '/core/events/live/e', obj({ eventTime: '2024-01-01T00:00:00.000000Z', metadata: { name: 'e', creationTimestamp: new Date().toISOString() } })), expected: true },
       { name: 'the delete of a recent Event', ev: ev('DELETED', '/core/events/live/e', obj({ lastTimestamp: new Date().toISOString() })), expected: false },
       { name: 'a CRD spec change', ev: ev('MODIFIED', '/apiextensions.k8s.io/customresourcedefinitions//a.b', obj({ spec: { a: 2 } }), obj({ spec: { a: 1 } })), expected: false },
     ];

@@ -83,14 +83,14 @@ function isApproved(o: KubeObject | undefined): boolean {
   return conds.some((c) => c.type === 'Approved' && c.status === 'True');
 }
 
-/** Events are expired an hour after they were last seen (by their own timestamps). */
+/** Events are expired an hour after they were last seen: the first of these timestamps they carry. */
 const EVENT_TTL_MS = 3600_000;
 
 function expiredEvent(o: KubeObject, now: number): boolean {
-  const e = o as KubeObject & { lastTimestamp?: string; eventTime?: string; firstTimestamp?: string; series?: { lastObservedTime?: string } };
-  const seen = [e.series?.lastObservedTime, e.lastTimestamp, e.eventTime, e.firstTimestamp, o.metadata.creationTimestamp]
-    .map((t) => (t ? Date.parse(t) : NaN)).filter((t) => Number.isFinite(t));
-  return seen.length > 0 && Math.max(...seen) < now - EVENT_TTL_MS;
+  const e = o as KubeObject & { lastTimestamp?: unknown; eventTime?: unknown; series?: { lastObservedTime?: unknown } };
+  const seen = [e.lastTimestamp, e.series?.lastObservedTime, e.eventTime, o.metadata.creationTimestamp]
+    .map((t) => (typeof t === 'string' ? Date.parse(t) : NaN)).find((t) => Number.isFinite(t));
+  return seen !== undefined && seen < now - EVENT_TTL_MS;
 }
 
 /** A write of one of the server's own controllers (see the file comment). */
