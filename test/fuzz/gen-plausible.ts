@@ -34,6 +34,8 @@ const mildMutation: fc.Arbitrary<Mutation> = fc.oneof(
     { op: 'set', path: ['metadata', 'finalizers'], value: ['fuzz.example.com/hold'] },
     { op: 'set', path: ['metadata', 'ownerReferences'], value: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'u' }] },
     { op: 'set', path: ['spec', 'taints'], value: [{ key: 'fuzz', effect: 'NoSelect' }] },
+    // Refused under fieldValidation=Strict, dropped (with a warning) otherwise.
+    { op: 'set', path: ['unknownTopLevel'], value: 'x' },
   ) },
   // Now and then a hostile value on an authorized path: validation must still hold.
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom<string[]>(['metadata', 'name'], ['metadata', 'namespace'], ['metadata', 'uid'], ['spec'], ['metadata', 'labels', 'fuzz'], ['status']), oddString).map(([path, value]): Mutation => ({ op: 'set', path, value })) },

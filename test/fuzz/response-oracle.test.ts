@@ -40,6 +40,13 @@ describe('fuzz response oracle', () => {
     { name: 'watch events', res: res(200, '{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1"}}\n{"type":"MOD', { truncated: true }), expected: [] },
     { name: 'a bad watch event', res: res(200, '{"type":"NOPE","object":{}}\n', { truncated: true }), expected: ['bad-watch-event'] },
     { name: 'a watch ERROR without Status', res: res(200, '{"type":"ERROR","object":{"kind":"Status"}}\n', { truncated: true }), expected: ['bad-watch-event'] },
+    {
+      name: 'an unknown field accepted under fieldValidation=Strict',
+      req: req({ method: 'POST', query: 'fieldValidation=Strict', body: Buffer.from('{"unknownTopLevel":1}') }),
+      res: res(201, { kind: 'ConfigMap', apiVersion: 'v1' }),
+      expected: ['strict-accepted-unknown-field'],
+    },
+    { name: 'an unknown field accepted under Warn', req: req({ method: 'POST', query: 'fieldValidation=Warn', body: Buffer.from('{"unknownTopLevel":1}') }), res: res(201, { kind: 'ConfigMap', apiVersion: 'v1' }), expected: [] },
     { name: 'a request Node refused to send', res: res(undefined, '', { notSent: 'invalid header' }), expected: [] },
   ];
   for (const c of cases) {

@@ -135,6 +135,24 @@ function isTooLargeResourceVersion(req: FuzzRequest, status: number, body: unkno
   return status === 504 && hasQueryParam(req.query, 'resourceVersion') && (head || (isRecord(body) && body.reason === 'Timeout'));
 }
 
+/** Top-level fields the body generators add that no served kind defines. */
+const UNKNOWN_FIELDS = ['unknownTopLevel', 'unknownBig'];
+
+/** A write with fieldValidation=Strict whose body carries an unknown top-level field must be refused. */
+function strictProblems(req: FuzzRequest, status: number): Violation[] {
+  if (status >= 300 || !['POST', 'PUT', 'PATCH'].includes(req.method.toUpperCase()) || !req.body) return [];
+  let strict = false;
+  try {
+    strict = new URLSearchParams(req.query).get('fieldValidation') === 'Strict';
+  } catch {
+    strict = false;
+  }
+  if (!strict) return [];
+  const body = parseBody(req.body, /yaml/.test(req.headers['content-type'] ?? '') ? 'application/yaml' : 'application/json');
+  const unknown = isRecord(body) ? UNKNOWN_FIELDS.filter((f) => Object.hasOwn(body, f)) : [];
+  return unknown.length > 0 ? [{ kind: 'strict-accepted-unknown-field', detail: `HTTP ${status} for fieldValidation=Strict with unknown field ${unknown.join(', ')}` }] : [];
+}
+
 export function checkResponse(req: FuzzRequest, res: FuzzResponse): Violation[] {
   if (res.notSent) return [];
   if (res.status === undefined) {
@@ -167,6 +185,7 @@ export function checkResponse(req: FuzzRequest, res: FuzzResponse): Violation[] 
     return out;
   }
   if (status >= 300) return out;
+  out.push(...strictProblems(req, status));
   if (endpoint === 'text' || endpoint === 'openapi') return out;
   // A watch that ended by itself (timeoutSeconds) is complete, yet still a stream of events.
   if (res.truncated || (status === 200 && isWatchRequest(req))) {

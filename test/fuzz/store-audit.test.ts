@@ -69,5 +69,6 @@ describe('fuzz write audit', () => {
     assert.deepEqual(await audit({}, false), ['write-beyond-rights']);
     assert.deepEqual(await audit({ superuser: true }, false), []);
     assert.deepEqual(await audit({ events: [ev('ADDED', '/core/serviceaccounts/live/default', obj())] }, false), []);
+    assert.deepEqual(await audit({ superuser: true, events: [ev('ADDED', '/core/configmaps/live/big', obj({ data: { a: 'x'.repeat(2 * 1024 * 1024) } }))] }), ['oversized-object-stored']);
   });
 });

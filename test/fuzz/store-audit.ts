@@ -2,7 +2,8 @@
 // is served is attributed to that request (requests are sent one at a time) and checked:
 // - a refused request (4xx, or no answer), a read (GET, HEAD, OPTIONS, watch) and a dry run write nothing;
 // - a successful write by anyone but a superuser changes only objects a SubjectAccessReview says the
-//   requester may change with that kind of write.
+//   requester may change with that kind of write;
+// - no object above kube-apiserver's size limit is stored.
 // Writes of the server's own controllers, which follow earlier requests (namespace clean-up, the
 // default ServiceAccount and root CA ConfigMap of new namespaces, the CSR signer's certificate, CRD
 // status, the expiry of old Events), are recognised by what they touch and left out.
@@ -192,10 +193,25 @@ export interface AuditInput {
   events: StoreEvent[];
 }
 
+/**
+ * kube-apiserver stores nothing above etcd's request limit (1.5 MiB); objects written by the server
+ * itself may carry a little more metadata than the request did.
+ */
+export const MAX_STORED_OBJECT_BYTES = 1.5 * 1024 * 1024 + 64 * 1024;
+
 /** The store-side violations of one request. */
 export async function auditWrites(admin: KubeClient, store: Pick<Store, 'get'>, a: AuditInput): Promise<Violation[]> {
+  const oversized: Violation[] = a.events
+    .filter((ev) => ev.type !== 'DELETED')
+    .map((ev) => ({ ev, bytes: Buffer.byteLength(JSON.stringify(ev.object)) }))
+    .filter((x) => x.bytes > MAX_STORED_OBJECT_BYTES)
+    .map((x) => ({ kind: 'oversized-object-stored', detail: `${describeEvent(x.ev)} stored ${x.bytes} bytes (limit ${MAX_STORED_OBJECT_BYTES})` }));
   const writes = a.events.filter((ev) => !isControllerWrite(ev, store));
-  if (writes.length === 0) return [];
+  if (writes.length === 0) return oversized;
+  return [...oversized, ...await auditChanges(admin, a, writes)];
+}
+
+async function auditChanges(admin: KubeClient, a: AuditInput, writes: StoreEvent[]): Promise<Violation[]> {
   const list = writes.slice(0, 5).map(describeEvent).join(', ') + (writes.length > 5 ? `, … (${writes.length})` : '');
   const target = requestTarget(a.path, a.query);
   const method = a.method.toUpperCase();
