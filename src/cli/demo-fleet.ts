@@ -14,7 +14,7 @@ import { resourceTypes } from '../client/resource-types.js';
 import type { KubeClient } from '../client/types.js';
 import { startSpokeAgent, type SpokeAgentHandle } from '../agent/spoke-agent.js';
 import { defaultAgentOptions } from '../agent/options/agent-options.js';
-import { startEmbeddedHub, type EmbeddedHub } from '../hub/embedded-hub.js';
+import { startEmbeddedHub, type EmbeddedHub } from '../embedded/embedded-hub.js';
 import { installCrds } from '../hub/install-crds.js';
 import { resolveHubOptions } from '../hub/options.js';
 import type { Clock } from '../util/clock.js';

@@ -138,7 +138,7 @@ export async function runHub(opts: HubCommandOptions): Promise<void> {
   const common = { log, clock: realClock, signal: ac.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}) };
   if (opts.mode === 'embedded') {
     // Components are loaded only when the command runs: other commands stay light.
-    const { startEmbeddedHub } = await import('../hub/embedded-hub.js');
+    const { startEmbeddedHub } = await import('../embedded/embedded-hub.js');
     const hub = await startEmbeddedHub({
       ...common,
       dataDir: opts.dataDir!,

@@ -12,11 +12,11 @@ import { resourceTypes } from '../client/resource-types.js';
 import type { KubeClient } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { BOOTSTRAP_GROUP, bootstrapTokenSecret, HUB_TOKEN_LABEL, randomTokenPart, reusableToken } from './bootstrap-token.js';
-import { startHubManager, type HubManager } from './hub-manager.js';
-import { installCrds } from './install-crds.js';
-import type { HubOptions } from './options.js';
-import { BOOTSTRAP_CLUSTER_ROLE, bootstrapClusterRole, HUB_CONTROLLER_CLUSTER_ROLE, HUB_CONTROLLER_USER, hubControllerClusterRole } from './rbac-manifests.js';
+import { BOOTSTRAP_GROUP, bootstrapTokenSecret, HUB_TOKEN_LABEL, randomTokenPart, reusableToken } from '../hub/bootstrap-token.js';
+import { startHubManager, type HubManager } from '../hub/hub-manager.js';
+import { installCrds } from '../hub/install-crds.js';
+import type { HubOptions } from '../hub/options.js';
+import { BOOTSTRAP_CLUSTER_ROLE, bootstrapClusterRole, HUB_CONTROLLER_CLUSTER_ROLE, HUB_CONTROLLER_USER, hubControllerClusterRole } from '../hub/rbac-manifests.js';
 
 export interface EmbeddedHubOptions {
   dataDir: string;
