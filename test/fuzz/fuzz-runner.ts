@@ -15,6 +15,7 @@ import { matchKnownFailure, type FailureContext, type KnownFailure } from './kno
 import { prototypeAdditions, prototypeSnapshot, type LoopMonitor, type PrototypeSnapshot } from './process-probes.js';
 import { describeRaw, describeRequest, describeResponse, FindingCollector } from './report.js';
 import { checkRawResponse, checkResponse, type Violation } from './response-oracle.js';
+import { issuedCertificateViolations } from './issued-certificates.js';
 import { auditWrites, recordStore, type StoreRecorder } from './store-audit.js';
 
 /** Longest the event loop may be blocked while one request is served. */
@@ -42,12 +43,15 @@ export class FuzzRunner {
   readonly outcomes = new Map<string, number>();
   /** Successful writes of non-superusers checked against SubjectAccessReviews. */
   rightsChecked = 0;
+  /** Certificates the signer issued (all checked). */
+  readonly certificatesIssued = { count: 0 };
 
   /** The admin on connections of its own, for /healthz. */
   private readonly healthIdentity: Identity;
 
   constructor(private readonly target: FuzzTarget, private readonly loop: LoopMonitor, private readonly opts: RunnerOptions) {
     this.recorder = recordStore(target.server.store);
+    this.certificatesChecked = target.server.store.currentRevision();
     const admin = target.identities.admin;
     this.healthIdentity = { ...admin, agent: new Agent({ keepAlive: true, maxSockets: 1, ...admin.tls }) };
   }
@@ -89,7 +93,7 @@ export class FuzzRunner {
     return { violations: out, blockedMs };
   }
 
-  /** Waits until the server's own controllers stop writing (bounded), then forgets their events. */
+  /** Waits until the server's own controllers stop writing (bounded). */
   private async settle(): Promise<void> {
     const deadline = Date.now() + 1000;
     for (;;) {
@@ -97,7 +101,22 @@ export class FuzzRunner {
       await new Promise((resolve) => setTimeout(resolve, 30));
       if (this.store.currentRevision() === r || Date.now() > deadline) break;
     }
-    this.recorder.drop(this.store.currentRevision());
+  }
+
+  /** Revision up to which every write was checked for issued certificates. */
+  private certificatesChecked = 0;
+
+  /**
+   * Every write since the last request — the controllers' ones too, whenever they land (the signer
+   * issues after the approval's answer) — is checked for forbidden certificates, then forgotten.
+   */
+  private async checkAllWrites(): Promise<Violation[]> {
+    const now = this.store.currentRevision();
+    if (now <= this.certificatesChecked) return [];
+    const events = await this.recorder.eventsBetween(this.certificatesChecked, now);
+    this.certificatesChecked = now;
+    this.recorder.drop(now);
+    return issuedCertificateViolations(events, this.certificatesIssued);
   }
 
   private setAsideKnown(c: Omit<FailureContext, 'violation'>, vs: Violation[]): Violation[] {
@@ -146,6 +165,7 @@ export class FuzzRunner {
       }));
       await this.settle();
     }
+    violations.push(...await this.checkAllWrites());
     const kept = this.setAsideKnown({ identity: c.identity, ...c.request, status: response.status }, violations);
     return { violations: kept, response, blockedMs: probe.blockedMs };
   }
@@ -159,6 +179,7 @@ export class FuzzRunner {
     const violations = [...checkRawResponse(response), ...probe.violations];
     const after = this.store.currentRevision();
     if (after > before) await this.settle();
+    violations.push(...await this.checkAllWrites());
     const firstLine = c.bytes.toString('latin1').split(/\r?\n/)[0] ?? '';
     const [method = '', path = ''] = firstLine.split(' ');
     const kept = this.setAsideKnown({ identity: c.identity, method, path, query: '', headers: {}, body: c.bytes, status: response.status }, violations);

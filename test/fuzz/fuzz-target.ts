@@ -44,6 +44,10 @@ export interface FuzzTarget {
   /** Names worth hitting: the seed objects' name and the well-known ones. */
   names: string[];
   csrPem: string;
+  /** `spec.request` values: cluster1's agent, then subjects the signer must refuse and an ordinary user. */
+  csrRequests: string[];
+  /** Seeded CSRs for those subjects (odd ones labelled for cluster1), waiting for approval. */
+  csrNames: string[];
   /** What each identity may do (superusers: everything served). */
   grants: Record<IdentityName, Grant[]>;
   /** Admin client for setup and for the access reviews of the rights check. */
@@ -139,8 +143,30 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     }, false));
     const key = await generateKeyPair();
     const csrPem = await createCsr({ commonName: AGENT_USER, organizations: AGENT_GROUPS, privateKeyPem: key.privateKeyPem });
+    // Requests no approval may turn into a certificate (and the valid one), for CSR bodies.
+    const subjects: [string, string[]][] = [
+      ['fuzz-root', ['system:masters']], [HUB_CONTROLLER_USER, []], ['system:open-cluster-management:cluster2:agent1', ['system:open-cluster-management:cluster2']],
+      [AGENT_USER, [...AGENT_GROUPS, 'system:masters']], ['alice', ['fuzz-team']],
+    ];
+    const csrRequests = [Buffer.from(csrPem).toString('base64')];
+    for (const [cn, orgs] of subjects) csrRequests.push(Buffer.from(await createCsr({ commonName: cn, organizations: orgs, privateKeyPem: key.privateKeyPem })).toString('base64'));
     const catalogue = await readCatalogue(admin);
     await seedObjects(admin, catalogue, csrPem);
+    const csrNames: string[] = [];
+    for (const [i, request] of csrRequests.entries()) {
+      if (i === 0) continue; // the seed CSR already asks for cluster1's agent
+      const name = `fuzz-csr-${i}`;
+      const labels = i % 2 === 1 ? { 'open-cluster-management.io/cluster-name': CLUSTER } : {};
+      try {
+        await admin.request('POST', '/apis/certificates.k8s.io/v1/certificatesigningrequests', {
+          apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name, labels },
+          spec: { request, signerName: 'kubernetes.io/kube-apiserver-client', usages: ['digital signature', 'client auth'] },
+        });
+        csrNames.push(name);
+      } catch {
+        // Refused at creation already (system:masters, as kube-apiserver does): nothing to approve.
+      }
+    }
     const identities = await createIdentities({ pki: server.server.pki, bootstrapToken: token.token, hubControllerUser: HUB_CONTROLLER_USER });
     const url = new URL(server.url);
     const endpoint = { host: url.hostname, port: Number(url.port) };
@@ -157,6 +183,8 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       namespaces: [...SEED_NAMESPACES, 'kube-system', 'kube-public', 'no-such-ns'],
       names: [SEED_NAME, CLUSTER, 'kube-root-ca.crt', 'default', 'managed-cluster-lease', 'open-cluster-management:bootstrap', 'cluster-admin', 'no-such-name'],
       csrPem,
+      csrRequests,
+      csrNames,
       admin,
       async stop() {
         for (const id of Object.values(identities)) id.agent.destroy();

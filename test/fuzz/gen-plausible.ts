@@ -20,6 +20,14 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const CONDITION = { type: 'FuzzCondition', status: 'True', reason: 'Fuzz', message: 'fuzz', lastTransitionTime: '2024-01-01T00:00:00Z' };
 
+const APPROVED = { type: 'Approved', status: 'True', reason: 'FuzzApproved', message: 'fuzz', lastUpdateTime: '2024-01-01T00:00:00Z' };
+
+/** Changes of CSRs: another subject (from `csrRequests`), approval. */
+const csrMutation = (csrRequests: readonly string[]): fc.Arbitrary<Mutation> => fc.oneof(
+  fc.constantFrom(...csrRequests).map((r): Mutation => ({ op: 'set', path: ['spec', 'request'], value: r })),
+  fc.constant<Mutation>({ op: 'set', path: ['status', 'conditions'], value: [APPROVED] }),
+);
+
 const mildMutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 4, arbitrary: dnsLabel.map((v): Mutation => ({ op: 'set', path: ['metadata', 'labels', 'fuzz'], value: v })) },
   { weight: 2, arbitrary: fc.string({ maxLength: 30 }).map((v): Mutation => ({ op: 'set', path: ['metadata', 'annotations', 'fuzz.example.com/note'], value: v })) },
@@ -131,13 +139,15 @@ function build(identity: IdentityName, s: Shape, csrPem: string): FuzzCase {
  * Plausible requests of `identity` over its grants (none: nothing plausible to send). A superuser
  * also sends some as cluster1's agent through impersonation.
  */
-export function plausibleArbitrary(identity: IdentityName, grants: readonly Grant[], csrPem: string, superuser = false): fc.Arbitrary<FuzzCase> | undefined {
+export function plausibleArbitrary(identity: IdentityName, grants: readonly Grant[], csr: { pem: string; requests: readonly string[]; names: readonly string[] }, superuser = false): fc.Arbitrary<FuzzCase> | undefined {
   if (grants.length === 0) return undefined;
-  return fc.record({
+  const csrPem = csr.pem;
+  const mutation = fc.oneof({ weight: 6, arbitrary: mildMutation }, { weight: 1, arbitrary: csrMutation(csr.requests) });
+  const general = fc.record({
     grant: fc.constantFrom(...grants),
     pick: fc.nat(),
     newName: fc.oneof({ weight: 4, arbitrary: dnsLabel.map((n) => `fz-${n}`) }, { weight: 1, arbitrary: fc.constant(SEED_NAME) }),
-    mutations: fc.array(mildMutation, { minLength: 1, maxLength: 3 }),
+    mutations: fc.array(mutation, { minLength: 1, maxLength: 3 }),
     query: mildQuery,
     accept: mildAccept,
     patchType: fc.constantFrom('merge' as const, 'strategic' as const, 'json' as const, 'apply' as const),
@@ -145,7 +155,32 @@ export function plausibleArbitrary(identity: IdentityName, grants: readonly Gran
     emptyCollection: fc.boolean(),
     impersonate: superuser ? fc.nat(3).map((n) => n === 0) : fc.constant(false),
   }).map((r) => {
-    const names = r.grant.names.length > 0 ? r.grant.names : [SEED_NAME, SEED_NAME, 'cluster1'];
-    return build(identity, { ...r, name: names[r.pick % names.length] as string }, csrPem);
+    const isCsr = r.grant.entry.resource === 'certificatesigningrequests';
+    const names = r.grant.names.length > 0 ? r.grant.names : [SEED_NAME, SEED_NAME, 'cluster1', ...(isCsr ? [...csr.names, ...CSR_POOL] : [])];
+    // New CSRs take names from a small pool, so that approvals can find them.
+    const newName = isCsr ? (CSR_POOL[r.pick % CSR_POOL.length] as string) : r.newName;
+    return build(identity, { ...r, newName, name: names[r.pick % names.length] as string }, csrPem);
+  });
+  if (!superuser) return general;
+  return fc.oneof({ weight: 4, arbitrary: general }, { weight: 1, arbitrary: approvals(identity, [...csr.names, ...CSR_POOL, SEED_NAME]) });
+}
+
+/** CSR names requests create, approvals look for. */
+const CSR_POOL = ['fz-csr-a', 'fz-csr-b', 'fz-csr-c'];
+
+/** A superuser approving a CSR through the approval subresource (PUT of the stored object, or a patch). */
+function approvals(identity: IdentityName, names: readonly string[]): fc.Arbitrary<FuzzCase> {
+  return fc.tuple(fc.constantFrom(...names), fc.boolean()).map(([name, put]) => {
+    const objectPath = `/apis/certificates.k8s.io/v1/certificatesigningrequests/${name}`;
+    const approval: Mutation = { op: 'set', path: ['status', 'conditions'], value: [APPROVED] };
+    const c: FuzzCase = put
+      ? { identity, request: { method: 'PUT', path: `${objectPath}/approval`, query: '', headers: {} }, fromCurrent: { objectPath, mutations: [approval], yaml: false }, bodyKind: 'current' }
+      : {
+        identity,
+        request: { method: 'PATCH', path: `${objectPath}/approval`, query: '', headers: { 'content-type': 'application/merge-patch+json' }, body: Buffer.from(JSON.stringify({ status: { conditions: [APPROVED] } })) },
+        bodyKind: 'merge',
+      };
+    Object.defineProperty(c, fc.toStringMethod, { value: () => `${identity}: ${describeRequest(c.request)}${put ? '\n  body: the stored CSR, approved' : ''}`, enumerable: false });
+    return c;
   });
 }

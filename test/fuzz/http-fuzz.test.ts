@@ -61,7 +61,7 @@ describe('embedded API server under fuzzing', { timeout }, () => {
     await fc.assert(fc.asyncProperty(arb, predicate), { seed: opts.seed, numRuns: Math.max(1, Math.round(runs)) });
     const mem = process.memoryUsage();
     t.diagnostic(`${runner.requests - requestsBefore} requests (seed ${opts.seed}); heap ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB, rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB`);
-    t.diagnostic(`answers: ${[...runner.outcomes].sort().map(([k, n]) => `${k}: ${n}`).join(', ')}; successful non-admin writes checked: ${runner.rightsChecked}`);
+    t.diagnostic(`answers: ${[...runner.outcomes].sort().map(([k, n]) => `${k}: ${n}`).join(', ')}; successful non-admin writes checked: ${runner.rightsChecked}; certificates issued so far: ${runner.certificatesIssued.count}`);
     runner.outcomes.clear();
     runner.rightsChecked = 0;
     for (const [id, n] of runner.knownHits) {
@@ -77,7 +77,7 @@ describe('embedded API server under fuzzing', { timeout }, () => {
 
   /** Hostile requests as `identities`, and plausible ones (over each identity's grants) as often. */
   const mixed = (identities: IdentityName[], hostile: fc.Arbitrary<FuzzCase>): fc.Arbitrary<FuzzCase> => {
-    const plausible = identities.map((n) => plausibleArbitrary(n, target.grants[n], target.csrPem, target.identities[n].superuser)).filter((a): a is fc.Arbitrary<FuzzCase> => a !== undefined);
+    const plausible = identities.map((n) => plausibleArbitrary(n, target.grants[n], { pem: target.csrPem, requests: target.csrRequests, names: target.csrNames }, target.identities[n].superuser)).filter((a): a is fc.Arbitrary<FuzzCase> => a !== undefined);
     return plausible.length === 0 ? hostile : fc.oneof(hostile, fc.oneof(...plausible));
   };
 
