@@ -52,6 +52,8 @@ export interface EmbeddedApiServerOptions {
   eventTtlMs?: number;
   /** Connection caps and transport timeouts (see startApiServer). */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Largest list response in stored bytes (see startApiServer). */
+  maxListBytes?: number;
 }
 
 export interface EmbeddedApiServer {
@@ -112,6 +114,7 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
       ...(opts.eventTtlMs !== undefined ? { eventTtlMs: opts.eventTtlMs } : {}),
       ...(opts.timings ? { timings: opts.timings } : {}),
       ...(opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {}),
+      ...(opts.maxListBytes !== undefined ? { maxListBytes: opts.maxListBytes } : {}),
     });
     authorizer.start();
     const adminKubeconfigPath = await ensureAdminKubeconfig(opts.dataDir, server.url, pki, { clock });

@@ -61,6 +61,11 @@ export interface ApiServerOptions {
    * file-descriptor limit, 10 s TLS handshake, 32 s to send request headers.
    */
   connectionLimits?: Partial<ConnectionLimits>;
+  /**
+   * Largest list response, in stored bytes (default 256 MiB): a list without `limit` above it is
+   * refused with 413 asking the client to paginate; a page is cut short at it (with `continue`).
+   */
+  maxListBytes?: number;
 }
 
 export interface RunningApiServer {
@@ -70,6 +75,7 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
+const DEFAULT_MAX_LIST_BYTES = 256 * 1024 * 1024;
 const DEFAULT_TIMINGS: ServerTimings = { minRequestTimeoutMs: 1800_000, bookmarkIntervalMs: 60_000, futureWaitMs: 3000 };
 
 export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
@@ -124,6 +130,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     sleep: (ms) => clock.sleep(ms),
     maxBodyBytes: MAX_BODY_BYTES,
     maxWatchBufferBytes: opts.maxWatchBufferBytes ?? 16 * 1024 * 1024,
+    maxListBytes: opts.maxListBytes ?? DEFAULT_MAX_LIST_BYTES,
   };
   const server: Server = createServer({
     key: opts.tls.key,

@@ -1,11 +1,14 @@
 // Encoding responses and watch events in the negotiated representation (JSON, YAML, Table,
 // PartialObjectMetadata), with a per-object cache so one event serialises once for many watchers.
+// Lists are streamed batch by batch (YAML, rarely used for large lists, is built in memory).
 
 import type { ServerResponse } from 'node:http';
 import type { KubeList, KubeObject, WatchEventType } from '../../api/meta.js';
+import type { ListSource } from '../registry/rest-reads.js';
 import type { ServedResource } from '../registry/types.js';
 import { toWire } from '../registry/versions.js';
 import type { OutputFormat } from './negotiate.js';
+import { streamJsonArray, type JsonArrayStream } from './list-stream.js';
 import { sendJson } from './respond.js';
 import { toPartial, toTable } from './table.js';
 import type { EncodedLine, WatchEncoder } from './watch.js';
@@ -39,13 +42,40 @@ export function sendObject(res: ServerResponse, code: number, obj: KubeObject, o
   sendJson(res, code, body, { yaml: o.format.type === 'yaml', pretty: o.pretty });
 }
 
-export function sendList(res: ServerResponse, list: KubeList, o: OutputContext): void {
-  let body: unknown = list;
-  if (o.format.type === 'table') body = toTable(list.items, list.metadata, tableOptions(o, true));
-  else if (o.format.type === 'partial') {
-    body = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata, items: list.items.map(toPartial) };
+/** A list already in memory as a ListSource (one batch). */
+export function listSourceOf(list: KubeList): ListSource {
+  return { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata, batches: (async function* () { yield list.items; })() };
+}
+
+async function* mapBatches<T>(batches: AsyncIterable<KubeObject[]>, f: (items: KubeObject[]) => T[]): AsyncGenerator<T[]> {
+  for await (const b of batches) yield f(b);
+}
+
+/** The list as a head plus a streamed array, in the negotiated JSON representation. */
+function jsonListStream(list: ListSource, o: OutputContext): JsonArrayStream {
+  if (o.format.type === 'table') {
+    const { rows: _rows, ...head } = toTable([], list.metadata, tableOptions(o, true));
+    void _rows;
+    const rowOpts = tableOptions(o, false);
+    return { head, arrayKey: 'rows', pretty: o.pretty, elements: mapBatches(list.batches, (items) => toTable(items, list.metadata, rowOpts).rows as unknown[]) };
   }
-  sendJson(res, 200, body, { yaml: o.format.type === 'yaml', pretty: o.pretty });
+  if (o.format.type === 'partial') {
+    const head = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata };
+    return { head, arrayKey: 'items', pretty: o.pretty, elements: mapBatches(list.batches, (items) => items.map(toPartial)) };
+  }
+  return { head: { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata }, arrayKey: 'items', pretty: o.pretty, elements: list.batches };
+}
+
+/** Sends a list, streaming its items as they are read; resolves once sent (or the client left). */
+export async function sendList(res: ServerResponse, list: ListSource, o: OutputContext): Promise<void> {
+  setWarnings(res, o);
+  if (o.format.type === 'yaml') {
+    const items: KubeObject[] = [];
+    for await (const b of list.batches) items.push(...b);
+    sendJson(res, 200, { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata, items }, { yaml: true });
+    return;
+  }
+  await streamJsonArray(res, jsonListStream(list, o), { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
 }
 
 /**

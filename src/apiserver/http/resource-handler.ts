@@ -6,7 +6,7 @@ import { apiVersionOf, type KubeObject } from '../../api/meta.js';
 import type { UserInfo } from '../pipeline.js';
 import type { RequestScope } from '../registry/rest-context.js';
 import { deleteObject, type DeleteOptions } from '../registry/rest-deletes.js';
-import { getObject, listObjects, parseRv } from '../registry/rest-reads.js';
+import { getObject, listObjects, openList, parseRv } from '../registry/rest-reads.js';
 import { createObject, loadCurrent, updateObject, whenRevisionStored, whenStored } from '../registry/rest-writes.js';
 import { builtinSchema } from '../registry/builtin-schemas.js';
 import { pruneObject, reportUnknownFields, type FieldValidation } from '../registry/schema/index.js';
@@ -16,7 +16,7 @@ import { decodeObjectBody, readBody } from './body.js';
 import { ApiError, errors } from './errors.js';
 import { buildFilter } from './list-filter.js';
 import { negotiateOutput } from './negotiate.js';
-import { sendList, sendObject, watchEncoder, type OutputContext } from './output.js';
+import { listSourceOf, sendList, sendObject, watchEncoder, type OutputContext } from './output.js';
 import { handlePatch } from './patch-route.js';
 import { parseBool, type ResourceRequestInfo } from './request-info.js';
 import { logWatchEnd } from './request-log.js';
@@ -222,7 +222,8 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
         });
       }
       const filter = buildFilter(served, { labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector') });
-      const list = await listObjects(ctx.regCtx, scope, {
+      const list = await openList(ctx.regCtx, scope, {
+        maxBytes: ctx.maxListBytes,
         ...(filter ? { filter } : {}),
         limit: intParam(query, 'limit'),
         continueToken: query.get('continue') || undefined,
@@ -231,7 +232,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
         ...reads,
       });
       await whenRevisionStored(ctx.regCtx, list.metadata.resourceVersion);
-      sendList(res, list, out);
+      await sendList(res, list, out);
       return;
     }
     case 'watch': {
@@ -324,7 +325,7 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
         }
       }
       await ctx.store.flush();
-      sendList(res, { ...list, items: deleted }, { ...out, format: out.format.type === 'yaml' ? out.format : { type: 'json' } });
+      await sendList(res, listSourceOf({ ...list, items: deleted }), { ...out, format: out.format.type === 'yaml' ? out.format : { type: 'json' } });
       return;
     }
     default:

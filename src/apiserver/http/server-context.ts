@@ -36,4 +36,6 @@ export interface ServerContext {
   maxBodyBytes: number;
   /** Bytes buffered per watch before it is dropped as slow. */
   maxWatchBufferBytes: number;
+  /** Largest list response (stored bytes): an unpaged list above it gets 413, a page is cut at it. */
+  maxListBytes: number;
 }

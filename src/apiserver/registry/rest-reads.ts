@@ -3,6 +3,7 @@
 import { apiVersionOf, type KubeList, type KubeObject } from '../../api/meta.js';
 import { ApiError, errors, fieldErrors } from '../http/errors.js';
 import { StoreCompactedError } from '../storage/types.js';
+import { readList } from './list-reader.js';
 import type { RegistryContext, RequestScope } from './rest-context.js';
 import { loadCurrent } from './rest-writes.js';
 import { prefixOf, toWire } from './versions.js';
@@ -16,6 +17,16 @@ export interface ListParams {
   /** How long a not-older-than read waits for a future revision. */
   futureWaitMs: number;
   sleep(ms: number): Promise<void>;
+  /** Largest response in stored bytes: a whole list above it gets 413, a page is cut at it. Default: none. */
+  maxBytes?: number;
+}
+
+/** A list response in the making: its metadata, then its items read batch by batch as they are sent. */
+export interface ListSource {
+  apiVersion: string;
+  kind: string;
+  metadata: KubeList['metadata'];
+  batches: AsyncIterable<KubeObject[]>;
 }
 
 interface ContinueToken {
@@ -85,7 +96,31 @@ export async function getObject(ctx: RegistryContext, scope: RequestScope, name:
   return toWire(scope.served, scope.version, loadCurrent(ctx, scope, name).object);
 }
 
+/** The whole list in memory (for callers that need every item at once, like deletecollection). */
 export async function listObjects(ctx: RegistryContext, scope: RequestScope, p: ListParams): Promise<KubeList> {
+  const src = await openList(ctx, scope, p);
+  const items: KubeObject[] = [];
+  for await (const batch of src.batches) items.push(...batch);
+  return { apiVersion: src.apiVersion, kind: src.kind, metadata: src.metadata, items };
+}
+
+function storeReadError(err: unknown, continued: boolean): unknown {
+  if (!(err instanceof StoreCompactedError)) return err;
+  if (continued) {
+    return errors.expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+  }
+  return errors.expired('The resourceVersion for the provided list is too old.');
+}
+
+async function* translated<T>(batches: AsyncIterable<T>, continued: boolean): AsyncGenerator<T> {
+  try {
+    yield* batches;
+  } catch (err) {
+    throw storeReadError(err, continued);
+  }
+}
+
+export async function openList(ctx: RegistryContext, scope: RequestScope, p: ListParams): Promise<ListSource> {
   const { served } = scope;
   let atRevision: number | undefined;
   let startAfterKey: string | undefined;
@@ -114,33 +149,30 @@ export async function listObjects(ctx: RegistryContext, scope: RequestScope, p: 
       await waitForRevision(ctx, rv, p.futureWaitMs, p.sleep);
     }
   }
-  let res;
+  const continued = Boolean(p.continueToken);
+  let read;
   try {
-    res = ctx.store.list(prefixOf(served, scope.namespace), {
-      ...(startAfterKey !== undefined ? { startAfterKey } : {}),
-      // Any int64 is a valid limit; beyond 2^53 it cannot cut a list short anyway.
-      ...(p.limit !== undefined && p.limit > 0 ? { limit: Math.min(p.limit, Number.MAX_SAFE_INTEGER) } : {}),
-      ...(atRevision !== undefined ? { atRevision } : {}),
+    read = await readList(ctx.store, {
+      prefix: prefixOf(served, scope.namespace),
+      toWire: (obj) => toWire(served, scope.version, obj),
       ...(p.filter ? { filter: p.filter } : {}),
+      ...(p.limit !== undefined && p.limit > 0 ? { limit: p.limit } : {}),
+      ...(startAfterKey !== undefined ? { startAfterKey } : {}),
+      ...(atRevision !== undefined ? { atRevision } : {}),
+      maxBytes: p.maxBytes ?? Number.POSITIVE_INFINITY,
     });
   } catch (err) {
-    if (err instanceof StoreCompactedError) {
-      if (p.continueToken) {
-        throw errors.expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
-      }
-      throw errors.expired('The resourceVersion for the provided list is too old.');
-    }
-    throw err;
+    throw storeReadError(err, continued);
   }
-  const listRv = atRevision ?? res.revision;
+  const listRv = read.revision;
   return {
     apiVersion: apiVersionOf({ group: served.def.group, version: scope.version }),
     kind: served.def.listKind,
     metadata: {
       resourceVersion: String(listRv),
-      ...(res.continueAfterKey ? { continue: encodeContinue({ rv: listRv, start: res.continueAfterKey }) } : {}),
-      ...(res.continueAfterKey && res.remaining !== undefined && !p.filter ? { remainingItemCount: res.remaining } : {}),
+      ...(read.continueAfterKey ? { continue: encodeContinue({ rv: listRv, start: read.continueAfterKey }) } : {}),
+      ...(read.continueAfterKey && read.remaining !== undefined ? { remainingItemCount: read.remaining } : {}),
     },
-    items: res.items.map((it) => toWire(served, scope.version, it.object)),
+    batches: translated(read.batches, continued),
   };
 }

@@ -41,6 +41,14 @@ export function prepareStatements(db: Database.Database) {
     listCurrent: db.prepare<Range, ListRow>(
       'SELECT key, rev, value FROM objects WHERE key >= @lo AND key < @hi AND key > @after ORDER BY key',
     ),
+    // Sizes come from octet_length() alone, which SQLite answers from the record header without
+    // reading the value. The upper key bound is applied outside the LIMITed scan: as an index bound it
+    // would make SQLite compare (and so read) every whole record.
+    sizeCurrentChunk: db.prepare<{ from: string; hi: string; chunk: number }, { items: number; bytes: number; last: string | null }>(
+      `SELECT count(*) AS items, total(n) AS bytes, max(key) AS last FROM (
+         SELECT key, octet_length(value) AS n FROM objects WHERE key >= @from ORDER BY key LIMIT @chunk
+       ) WHERE key < @hi`,
+    ),
     countCurrent: db
       .prepare<Range, number>('SELECT count(*) FROM objects WHERE key >= @lo AND key < @hi AND key > @after')
       .pluck(),

@@ -275,7 +275,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         more = true;
         break; // leaving the loop closes the iterator
       }
-      items.push({ key: row.key, revision: row.rev, object: obj });
+      items.push({ key: row.key, revision: row.rev, object: obj, bytes: row.value.length });
     }
     const result: ListResult = { items, revision: listRev };
     if (more) {
@@ -305,6 +305,23 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     list(prefix, opts = {}) {
       checkOpen();
       return readList(prefix, opts);
+    },
+
+    listSize(prefix, opts = {}) {
+      checkOpen();
+      const { lo, hi } = keyRange(prefix);
+      const chunk = 5000;
+      // Keys never contain NUL, so `key + NUL` is the first string after `key`.
+      const after = opts.startAfterKey;
+      let from = after !== undefined && after >= lo ? `${after}\u0000` : lo;
+      const total = { items: 0, bytes: 0 };
+      for (;;) {
+        const r = st.sizeCurrentChunk.get({ from, hi, chunk })!;
+        total.items += r.items;
+        total.bytes += r.bytes;
+        if (r.items < chunk || r.last === null) return total;
+        from = `${r.last}\u0000`;
+      }
     },
 
     create(key, obj) {

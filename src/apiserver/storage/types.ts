@@ -18,6 +18,14 @@ export interface StoredObject {
   revision: number;
   /** The object, with metadata.resourceVersion === String(revision). */
   object: KubeObject;
+  /** Size of the stored JSON, when the store knows it without encoding (list responses are sized by it). */
+  bytes?: number;
+}
+
+/** How many objects a collection holds and how large their stored JSON is. */
+export interface ListSize {
+  items: number;
+  bytes: number;
 }
 
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -104,6 +112,11 @@ export interface Store {
   compactedRevision(): number;
   get(key: string): StoredObject | undefined;
   list(prefix: string, opts?: ListOptions): ListResult;
+  /**
+   * Count and stored size of the current objects under a prefix (keys after startAfterKey), without
+   * reading the objects: lets the server refuse an oversized list before building it.
+   */
+  listSize?(prefix: string, opts?: { startAfterKey?: string }): ListSize;
   /** Throws StoreExistsError when the key exists. */
   create(key: string, obj: KubeObject): StoredObject;
   /**
