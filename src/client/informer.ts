@@ -83,20 +83,28 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
       ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
     };
     if (pageSize <= 0) return client.list(base);
+    // A continue token that expired mid-way (410) restarts the paging on a fresh snapshot, once:
+    // an unpaged list instead could exceed the server's response cap (kube-apiserver has none, the
+    // embedded server answers 413 beyond it). A second expiry goes to the caller's backoff.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await listPages(base);
+      } catch (err) {
+        if (!isGone(err) || attempt >= 2) throw err;
+        log.debug('informer list continue token expired; listing again from the start', { err });
+      }
+    }
+  };
+
+  const listPages = async (base: { signal: AbortSignal; labelSelector?: string; fieldSelector?: string }): Promise<KubeList<T>> => {
     let first = await client.list({ ...base, limit: pageSize });
     const items = [...first.items];
     let cont = first.metadata.continue;
-    try {
-      while (cont) {
-        const page = await client.list({ ...base, limit: pageSize, continue: cont });
-        items.push(...page.items);
-        first = { ...first, metadata: { ...first.metadata, resourceVersion: page.metadata.resourceVersion ?? first.metadata.resourceVersion } };
-        cont = page.metadata.continue;
-      }
-    } catch (err) {
-      if (!isGone(err)) throw err;
-      // The continue token expired: fall back to one full list.
-      return client.list(base);
+    while (cont) {
+      const page = await client.list({ ...base, limit: pageSize, continue: cont });
+      items.push(...page.items);
+      first = { ...first, metadata: { ...first.metadata, resourceVersion: page.metadata.resourceVersion ?? first.metadata.resourceVersion } };
+      cont = page.metadata.continue;
     }
     return { ...first, items };
   };
