@@ -1,4 +1,4 @@
-// Small pure facts about a ManagedClusterAddOn used by the addon controllers (spoke-agent.md §15).
+// Small pure facts about a ManagedClusterAddOn used by the addon controllers.
 
 import type { ManagedClusterAddOn } from '../../api/addon.js';
 import { annotations, names } from '../../api/constants.js';

@@ -1,4 +1,4 @@
-// ManagedClusterAddOnLeaseController (H, spoke-agent.md §15.1): every 30 s (poll only; leases are
+// ManagedClusterAddOnLeaseController: every 30 s (poll only; leases are
 // not watched) check each addon's lease — on the spoke, or on the management cluster for Hosted
 // addons — and set the addon's Available condition. Addons with a Customized health check are
 // left alone. The default key fans out to one key `<installNamespace>/<addonName>` per addon.

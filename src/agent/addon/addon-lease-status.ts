@@ -1,4 +1,4 @@
-// Pure decision of the addon lease controller (spoke-agent.md §15.1): the addon's Available
+// Pure decision of ManagedClusterAddOnLeaseController: the addon's Available
 // condition from its lease (renewTime within the 300 s grace period), or Unknown when there is none.
 
 import { conditionTypes, reasons } from '../../api/constants.js';

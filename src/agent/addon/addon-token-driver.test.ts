@@ -1,4 +1,4 @@
-// Token driver (spoke-agent.md §15.6, §18.13): the pure refresh decision, token/UID parsing,
+// Token driver: the pure refresh decision, token/UID parsing,
 // subject rewriting, and Process with a fake hub.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
-// Token driver for one addon `kubeClient` registration (spoke-agent.md §15.6, §15.5, §11;
-// api-objects.md §6, §10.4): instead of a CSR, the agent asks the hub for a ServiceAccount token
-// (TokenRequest on ServiceAccount `<addon>-agent` in namespace `<cluster>`) and stores it as `token`
-// in the addon secret, next to a kubeconfig whose user is `tokenFile: token` (the kubeconfig and
-// `cluster-name` are the register secret controller's additional data).
+// Token driver for one addon `kubeClient` registration, as OCM's addon token driver: instead of a
+// CSR, the agent asks the hub for a ServiceAccount token (TokenRequest on ServiceAccount
+// `<addon>-agent` in namespace `<cluster>`) and stores it as `token` in the addon secret, next to a
+// kubeconfig whose user is `tokenFile: token` (the kubeconfig and `cluster-name` are the register
+// secret controller's additional data).
 //
 // Per sync (called by the register secret controller, ../register/secret-controller.ts):
 //   1. addon not in the cache → nothing;
@@ -35,7 +35,7 @@ const ADDON_TOKEN_KEY = 'token';
 
 /**
  * Refresh once the remaining lifetime is at most this fraction of the total lifetime, i.e. at 80 %
- * of the lifetime (spoke-agent.md §15.6 step 4: "remaining fraction ≤ 0.2", as OCM's token driver).
+ * of the lifetime (remaining fraction ≤ 0.2, as OCM's token driver).
  */
 const TOKEN_REFRESH_REMAINING_FRACTION = 0.2;
 
@@ -98,7 +98,7 @@ export type TokenRefreshDecision =
   | { refresh: false; refreshAtMs: number };
 
 /**
- * Whether the stored token must be replaced (§15.6 step 4): missing/empty, unparsable, issued for
+ * Whether the stored token must be replaced: missing/empty, unparsable, issued for
  * another ServiceAccount UID, expired, non-positive lifetime, or remaining/lifetime ≤ 0.2 (refresh
  * at 80 % of the lifetime). Pure; `reason` never contains the token.
  */

@@ -1,21 +1,21 @@
-// Addon controllers of the spoke agent (spoke-agent.md §15), main phase, gate AddonManagement.
+// Addon controllers of the spoke agent, main phase, gate AddonManagement.
 //
-// H — ManagedClusterAddOnLeaseController:
-//   const h = createAddonLeaseController({
+// ManagedClusterAddOnLeaseController:
+//   const addonLease = createAddonLeaseController({
 //     clusterName, hubClient, hubInformers,        // hub KubeClient + shared hub InformerFactory
 //     spokeClient, managementClient?,               // addon leases (Hosted addons: management)
 //     resyncMs? (30 s), gracePeriodMs? (300 s), log, clock? });
-//   await h.run(signal);
+//   await addonLease.run(signal);
 //
-// I — AddOnRegistrationController:
-//   const i = createAddonRegistrationController({
+// AddOnRegistrationController:
+//   const registration = createAddonRegistrationController({
 //     clusterName, hubClient, hubInformers, spokeClient, managementClient?,
 //     addonKubeClientRegistrationAuth? ('csr' | 'token' | '', default 'csr'),
-//     startRegistration,                            // J: (input: StartRegistrationInput) => void
+//     startRegistration,                            // (input: StartRegistrationInput) => void, below
 //     resyncMs? (10 min), log, clock? });
-//   await i.run(signal);
+//   await registration.run(signal);
 //
-// J — per-registration credential controllers (`ClientCertController@addon:<a>:type:<t>`):
+// Per-registration credential controllers (`ClientCertController@addon:<a>:type:<t>`):
 //   const startRegistration = createAddonRegistrationStarter({
 //     hubClient, hubInformers, spokeClient, managementClient?,
 //     bootstrapKubeconfigPath,                      // current bootstrap kubeconfig (addon kubeconfig server/CA)

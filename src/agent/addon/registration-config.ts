@@ -1,4 +1,4 @@
-// Addon registration configs (spoke-agent.md §15.3): which per-registration credential controllers
+// Addon registration configs: which per-registration credential controllers
 // an addon needs, with defaulted subjects and a hash that changes whenever anything that affects the
 // credential changes (type, signer, subject, driver, install namespace, hosted flag). Pure.
 
@@ -37,7 +37,11 @@ export function tokenUser(clusterName: string, addonName: string): string {
   return `system:serviceaccount:${clusterName}:${addonName}-agent`;
 }
 
-/** Subject defaulting on a copy (§15.3). */
+/**
+ * Subject defaulting on a copy, as OCM's agent does: a `csr` kubeClient gets the default addon user
+ * and group when they are empty, a `token` kubeClient gets its ServiceAccount user and no groups, a
+ * customSigner gets the default user when empty; anything else is unchanged.
+ */
 export function setSubjectForRegistration(reg: RegistrationConfig, clusterName: string, addonName: string): RegistrationConfig {
   const out = structuredClone(reg);
   if (out.type === 'kubeClient' && out.kubeClient) {

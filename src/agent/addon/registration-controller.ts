@@ -1,6 +1,6 @@
-// AddOnRegistrationController (I, spoke-agent.md §15.2): watches the cluster's ManagedClusterAddOns
-// (v1beta1, namespace `<cluster>`) and keeps one credential controller (J) running per distinct
-// registration config; resync every 10 minutes cleans up addons that vanished.
+// AddOnRegistrationController: watches the cluster's ManagedClusterAddOns (v1beta1, namespace
+// `<cluster>`) and keeps one credential controller (`ClientCertController@addon:...`) running per
+// distinct registration config; resync every 10 minutes cleans up addons that vanished.
 
 import type { ManagedClusterAddOn } from '../../api/addon.js';
 import type { Secret } from '../../api/core.js';
@@ -29,7 +29,7 @@ export interface AddonRegistrationControllerOptions {
   managementClient?: KubeClient;
   /** `--addon-kubeclient-registration-auth`: 'csr' (default), 'token' or '' (validated by the options). */
   addonKubeClientRegistrationAuth?: KubeClientDriver | string;
-  /** Starts controller J for one registration (see ./index.ts). */
+  /** Starts the credential controller of one registration (see ./index.ts). */
   startRegistration: StartRegistration;
   resyncMs?: number;
   log: Logger;

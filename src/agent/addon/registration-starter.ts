@@ -1,10 +1,11 @@
-// Controller J (spoke-agent.md §15.4): the per-registration credential controller
+// The per-registration credential controller
 // `ClientCertController@addon:<addon>:type:<type>` — agent-core's register secret controller
 // driven by the addon CSR driver (ClusterCertificateRotated) or, for `kubeClient` registrations
 // whose driver is `token`, the addon token driver (TokenRefreshed; kubeconfig user `tokenFile:
 // token`), writing `<secret>` in the install namespace (spoke, or the management cluster for
 // Hosted addons) and the condition on the addon.
-// createAddonRegistrationStarter() returns the `startRegistration` callback of controller I.
+// createAddonRegistrationStarter() returns the `startRegistration` callback of
+// AddOnRegistrationController.
 
 import type { ManagedClusterAddOn } from '../../api/addon.js';
 import { setCondition } from '../../api/conditions.js';
@@ -29,7 +30,7 @@ import { errorMessage } from '../../util/errors.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 
 const DEFAULT_ADDON_SECRET_RESYNC_MS = 5 * 60_000;
-/** Default of `--addon-token-expiration-seconds` (spoke-agent.md §2.4). */
+/** Default of `--addon-token-expiration-seconds`: one year, as OCM's. */
 const DEFAULT_ADDON_TOKEN_EXPIRATION_SECONDS = 31_536_000;
 
 export interface AddonRegistrationStarterOptions {
@@ -52,7 +53,10 @@ export interface AddonRegistrationStarterOptions {
   random?: () => number;
 }
 
-/** The addon status updater of §9: upsert the condition on the cached addon and patch when changed. */
+/**
+ * The register secret controller's status updater for an addon: upsert the condition on the cached
+ * addon and patch when changed.
+ */
 function addonStatusUpdater(o: { hubClient: KubeClient; getAddon(): ManagedClusterAddOn | undefined; clusterName: string; addonName: string; clock: Clock }): StatusUpdater {
   const addons = o.hubClient.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, o.clusterName);
   return async (condition, signal) => {
@@ -108,8 +112,8 @@ export function createAddonRegistrationStarter(o: AddonRegistrationStarterOption
     let driverInformer: Informer<CertificateSigningRequest> | Informer<ManagedClusterAddOn>;
     let controller: RegisterSecretController;
     if (tokenDriver) {
-      // The driver's informer (§9): this addon only, on the hub. Its own watch, so that it ends with
-      // the registration (handlers on the shared informer could not be removed).
+      // The informer that triggers the token driver: this addon only, on the hub. Its own watch, so
+      // that it ends with the registration (handlers on the shared informer could not be removed).
       const addons = o.hubClient.resource<ManagedClusterAddOn>(resourceTypes.managedClusterAddOns, clusterName);
       const ownAddon = createInformer(addons, { fieldSelector: `metadata.name=${addonName}`, log, clock });
       let timer: { cancel(): void } | undefined;

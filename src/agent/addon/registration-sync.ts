@@ -1,7 +1,7 @@
-// The sync logic of the addon registration controller (I, spoke-agent.md §15.2, §15.4), with its
-// I/O injected so that it can be table-tested: ensure the kubeClient driver field, then start one
-// credential controller (J) per distinct registration config and stop (and delete the secret of)
-// every config that is no longer wanted or whose addon is gone.
+// The sync logic of AddOnRegistrationController, with its I/O injected so that it can be
+// table-tested: ensure the kubeClient driver field, then start one credential controller
+// (`ClientCertController@addon:...`) per distinct registration config and stop (and delete the
+// secret of) every config that is no longer wanted or whose addon is gone.
 
 import type { ManagedClusterAddOn, RegistrationConfig } from '../../api/addon.js';
 import type { Logger } from '../../util/logger.js';
@@ -14,7 +14,7 @@ export const REGISTRATION_DEFAULT_KEY = 'basecontroller-default-key';
 
 export type KubeClientDriver = 'csr' | 'token' | '';
 
-/** What J is started with. */
+/** What a registration's credential controller is started with. */
 export interface StartRegistrationInput {
   clusterName: string;
   addonName: string;
@@ -23,7 +23,10 @@ export interface StartRegistrationInput {
   signal: AbortSignal;
 }
 
-/** Starts J for one registration; throws when it cannot (e.g. driver fork errors). Must not block. */
+/**
+ * Starts the credential controller of one registration; throws when it cannot (e.g. driver fork
+ * errors). Must not block.
+ */
 export type StartRegistration = (input: StartRegistrationInput) => void;
 
 export interface RegistrationSyncDeps {

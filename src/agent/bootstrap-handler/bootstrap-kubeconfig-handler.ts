@@ -1,4 +1,4 @@
-// Bootstrap kubeconfig event handler B (spoke-agent.md §7): on the management Secret informer, a data
+// Bootstrap kubeconfig event handler: on the management Secret informer, a data
 // change or the deletion of the bootstrap kubeconfig secret cancels the agent so that the start
 // sequence re-runs with the new bootstrap kubeconfig. Adds and label/annotation-only changes are
 // ignored. The decision is a pure function over whatever the informer hands over.

@@ -1,4 +1,4 @@
-// Health checker M (spoke-agent.md §17) and metrics: an HTTP server on `--listen` answering
+// Health checker (`hub-kube-config`) and metrics: an HTTP server on `--listen` answering
 // `/healthz` (checks: `hub-kube-config`) and `/metrics` (Prometheus text from a registry owned by
 // this agent instance, never prom-client's global one; see ./agent-metrics.ts). Until the main phase has started the
 // `hub-kube-config` check passes, so a long bootstrap never fails liveness.

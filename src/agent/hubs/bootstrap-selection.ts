@@ -1,7 +1,7 @@
-// MultipleHubs bootstrap kubeconfig selection (spoke-agent.md §16.1): prefer the candidate that
-// points at the hub we are already connected to (only the first such match is considered), else
-// the first valid candidate in order. The file reading and the validity check (§16.2) are injected,
-// so the selection itself is a pure decision over their answers.
+// MultipleHubs bootstrap kubeconfig selection: prefer the candidate that points at the hub we are
+// already connected to (only the first such match is considered), else the first valid candidate in
+// order. The file reading and the validity check (./bootstrap-validity.ts) are injected, so the
+// selection itself is a pure decision over their answers.
 
 import { loadCurrentCluster } from '../register/raw-kubeconfig.js';
 import { errorMessage } from '../../util/errors.js';
@@ -15,7 +15,10 @@ export interface BootstrapSelectionInput {
   clusterName: string;
   /** Server URL of a kubeconfig; undefined when the file does not exist; throws on other load errors. */
   serverUrlOf(path: string): string | undefined;
-  /** Resolves when the candidate is usable (§16.2), rejects with the reason otherwise. */
+  /**
+   * Resolves when the candidate is usable (its credentials may register the cluster and the hub has
+   * not refused it), rejects with the reason otherwise.
+   */
   checkValid(path: string, signal: AbortSignal): Promise<void>;
   log: Logger;
 }

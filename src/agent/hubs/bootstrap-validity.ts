@@ -1,4 +1,4 @@
-// MultipleHubs candidate validity (spoke-agent.md §16.2): with the candidate's credentials, the
+// MultipleHubs candidate validity: with the candidate's credentials, the
 // agent must be allowed to create/get ManagedClusters and create/get/list/watch CSRs
 // (SelfSubjectAccessReviews, in order, stopping at the first refusal), and the hub must not have
 // refused the cluster (`spec.hubAcceptsClient` false on an existing ManagedCluster).

@@ -1,4 +1,4 @@
-// HubAcceptController (K, spoke-agent.md §16.3): MultipleHubs only. When the hub sets
+// HubAcceptController: MultipleHubs only. When the hub sets
 // spec.hubAcceptsClient to false, ask the agent to restart (so that it reselects a bootstrap
 // kubeconfig). Triggered by hub ManagedCluster informer events only.
 

@@ -1,4 +1,4 @@
-// HubTimeoutController (L, spoke-agent.md §16.4): MultipleHubs only. Every minute (and at start)
+// HubTimeoutController: MultipleHubs only. Every minute (and at start)
 // read the hub cluster lease; when it has not been renewed for `--hub-connection-timeout-seconds`
 // (and the agent has been up for at least 10 s), ask the agent to restart so that it reselects a
 // bootstrap kubeconfig. An unreachable hub counts from the first failed read. Never fails.

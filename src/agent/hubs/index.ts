@@ -1,11 +1,12 @@
-// MultipleHubs support of the spoke agent (spoke-agent.md §16), gate MultipleHubs.
+// MultipleHubs support of the spoke agent (gate MultipleHubs): the agent holds several bootstrap
+// kubeconfigs, picks one at every start, and restarts to pick again when its hub refuses or loses it.
 //
 // Bootstrap kubeconfig selection (call at every start, before bootstrapping):
 //   const index = await selectBootstrapKubeconfigIndex({ clusterName, hubKubeconfigFile, candidates, log, signal });
 // (checkBootstrapCandidate and serverUrlOfKubeconfig are the checks it runs on each candidate.)
 //
-// K — HubAcceptController:  createHubAcceptController({ clusterName, hubInformers, onRestart, log, clock? }).run(signal)
-// L — HubTimeoutController: createHubTimeoutController({ clusterName, hubClient, hubConnectionTimeoutSeconds? (600),
+// HubAcceptController:  createHubAcceptController({ clusterName, hubInformers, onRestart, log, clock? }).run(signal)
+// HubTimeoutController: createHubTimeoutController({ clusterName, hubClient, hubConnectionTimeoutSeconds? (600),
 //                             resyncMs? (60 s), startupGraceMs? (10 s), onRestart, log, clock? }).run(signal)
 // `onRestart(reason)` must cancel the agent so that it restarts and reselects a bootstrap kubeconfig.
 

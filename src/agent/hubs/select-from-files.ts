@@ -1,5 +1,5 @@
 // The MultipleHubs selection wired to real files and clients: each candidate is checked with a
-// client built from its kubeconfig (spoke-agent.md §16.1, §16.2). Returns the selected index.
+// client built from its kubeconfig. Returns the selected index.
 
 import { createKubeClient } from '../../client/rest-client.js';
 import type { KubeClient } from '../../client/types.js';

@@ -1,4 +1,4 @@
-// ManagedClusterLeaseController (F, spoke-agent.md §13): triggered by the hub ManagedCluster
+// ManagedClusterLeaseController: triggered by the hub ManagedCluster
 // informer only; keeps the lease updater running while the cluster is accepted, with the cluster's
 // lease duration (restarting it when the duration changes) and stops it otherwise.
 

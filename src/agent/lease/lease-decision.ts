@@ -1,4 +1,4 @@
-// Pure decision of the lease controller's sync (spoke-agent.md §13): whether the lease updater must
+// Pure decision of the lease controller's sync: whether the lease updater must
 // stop, and with which duration it must run.
 
 import type { ManagedCluster } from '../../api/cluster.js';

@@ -1,4 +1,4 @@
-// The lease updater of the lease controller (spoke-agent.md §13): while started, renew the hub Lease
+// The lease updater of the lease controller: while started, renew the hub Lease
 // `managed-cluster-lease` in the cluster namespace at once and then every duration × (1 + 0.25 U)
 // (the wait starts after each update finishes): GET, set spec.renewTime (MicroTime), UPDATE.
 // Failures are logged and the round skipped; the agent never creates the lease (the hub does).

@@ -1,4 +1,4 @@
-// Available reconciler (spoke-agent.md §14.3): probe the spoke API server (`/livez`, falling back
+// Available reconciler: probe the spoke API server (`/livez`, falling back
 // to `/healthz` on 404/403) and report ManagedClusterConditionAvailable. Reporting False is
 // debounced: failures must persist for `failureThresholdMs` (20 s) before False is written; until
 // then the existing condition is kept and a re-check is scheduled every `retryIntervalMs` (5 s).

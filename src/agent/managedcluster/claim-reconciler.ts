@@ -1,4 +1,4 @@
-// Claim reconciler (spoke-agent.md §14.5): expose ClusterClaims (gate ClusterClaim) and
+// Claim reconciler: expose ClusterClaims (gate ClusterClaim) and
 // ClusterProperties (gate ClusterProperty) in status.clusterClaims, only once the cluster has
 // joined. Items labelled spoke-only are hidden; a property wins over a claim of the same name;
 // reserved claims (4 names or a reserved suffix) come first and are never truncated; custom claims

@@ -1,4 +1,4 @@
-// ManagedClusterCreatingController (C, spoke-agent.md §12): during bootstrap, with the bootstrap
+// ManagedClusterCreatingController: during bootstrap, with the bootstrap
 // credentials, create the hub ManagedCluster (annotations filtered to the agent prefix, client
 // configs from `--spoke-external-server-urls` with the spoke CA bundle), or add client configs to an
 // existing one when their number changed. Runs once at start, then every 60–120 min (jitter drawn

@@ -1,4 +1,4 @@
-// Pure decorators of the ManagedCluster creating controller (spoke-agent.md §12): keep only
+// Pure decorators of ManagedClusterCreatingController: keep only
 // `--cluster-annotations` whose key starts with `agent.open-cluster-management.io`, and append one
 // client config per external server URL not already listed.
 

@@ -1,4 +1,4 @@
-// Hub availability events (spoke-agent.md §14.8, api-objects.md §8.6): after a status patch, an
+// Hub availability events: after a status patch, an
 // events.k8s.io/v1 Event is written on the hub only when ManagedClusterConditionAvailable changed
 // status (or appeared). Pure decision; the controller hands the result to an EventRecorder whose
 // reportingController is `klusterlet-agent`.

@@ -1,4 +1,4 @@
-// Joining reconciler (spoke-agent.md §14.2): once the hub has accepted the cluster, report
+// Joining reconciler: once the hub has accepted the cluster, report
 // ManagedClusterJoined=True. Until then, stop the chain: nothing else is reported. The agent never
 // sets Joined back to False.
 

@@ -1,4 +1,4 @@
-// Managed namespace reconciler (spoke-agent.md §14.6): for every status.managedNamespaces entry
+// Managed namespace reconciler: for every status.managedNamespaces entry
 // (written by the hub), ensure the spoke namespace exists and carries `<hub label>: "true"`, and
 // report a NamespaceAvailable condition inside the entry. Namespaces that carry the label but are no
 // longer managed (or every one, when the cluster is being deleted) get the label value "false";

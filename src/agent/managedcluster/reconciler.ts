@@ -1,4 +1,4 @@
-// The step type of the status controller (G, spoke-agent.md §14): an ordered list of reconcilers,
+// The step type of ManagedClusterStatusController: an ordered list of reconcilers,
 // each owning one part of ManagedCluster.status. A step receives the (already deep-copied) cluster
 // and returns it, possibly changed, with 'continue' or 'stop'; errors are collected by the
 // controller, and 'stop' ends the chain (earlier changes are still patched).
@@ -19,7 +19,7 @@ export interface StatusContext {
   readonly signal: AbortSignal;
   /** The sync's time, used for condition transition times. */
   readonly now: Date;
-  /** A "log event" (spoke-agent.md conventions): an INFO line with a reason, not a Kubernetes Event. */
+  /** A "log event", as OCM's controller-local recorder: an INFO line with a reason, not a Kubernetes Event. */
   event(reason: string, message: string): void;
   /** Schedule another sync of the cluster after `ms` (client-go AddAfter). */
   requeueAfter(ms: number): void;

@@ -1,4 +1,4 @@
-// Resource reconciler (spoke-agent.md §14.4): status.version.kubernetes from the spoke's /version,
+// Resource reconciler: status.version.kubernetes from the spoke's /version,
 // status.capacity summed over every node (all resource names, merged over keys others wrote) and
 // status.allocatable summed over schedulable nodes (replaced as a whole).
 

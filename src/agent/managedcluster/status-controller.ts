@@ -1,4 +1,4 @@
-// ManagedClusterStatusController (G, spoke-agent.md §14): keeps the hub ManagedCluster's status in
+// ManagedClusterStatusController: keeps the hub ManagedCluster's status in
 // step with the spoke. Triggers: the hub ManagedCluster informer, spoke Node and labelled Namespace
 // informers, ClusterClaim / ClusterProperty informers (behind their gates), plus a resync every
 // `--cluster-healthcheck-period` and an initial run.

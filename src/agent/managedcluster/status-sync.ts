@@ -1,4 +1,4 @@
-// One sync of the status controller (spoke-agent.md §14.1, §14.7), independent of informers and
+// One sync of the status controller, independent of informers and
 // HTTP so that it can be table-tested: read the cached cluster, deep-copy it, run the ordered
 // reconcilers, refuse to patch while the hub says the clocks are out of sync, send at most one
 // status merge patch (only when the status changed) and, after a patch, the hub availability event.

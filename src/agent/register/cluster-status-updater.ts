@@ -1,4 +1,4 @@
-// The cluster status updater of the main-phase register controller E (spoke-agent.md §9, §10.7):
+// The cluster status updater of the main-phase register secret controller (RegisterController):
 // upsert the ClusterCertificateRotated condition on the hub ManagedCluster read from the cache and
 // send a status merge patch only when something changed. NotFound in the cache → nothing.
 

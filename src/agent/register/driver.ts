@@ -1,5 +1,5 @@
 // A registration driver obtains a credential; the register secret controller (./secret-controller.ts)
-// persists it. Only the CSR driver exists in ocm-ts (spoke-agent.md §10); `awsirsa` and `grpc` are
+// persists it. Only the CSR driver exists in ocm-ts; OCM's `awsirsa` and `grpc` drivers are
 // refused at start.
 
 import type { Condition } from '../../api/meta.js';
@@ -15,12 +15,15 @@ export interface ProcessOutcome {
 }
 
 export interface RegisterDriver {
-  /** One step of getting a credential into `secret` (§10.3); never throws, returns `error` instead. */
+  /**
+   * One step of getting a credential into `secret` (create a CSR, or collect its certificate); never
+   * throws, returns `error` instead.
+   */
   process(controllerName: string, secret: Secret, additionalData: Readonly<Record<string, Buffer>>, signal: AbortSignal): Promise<ProcessOutcome>;
 }
 
-/** Writes a condition on the object the credential belongs to (§9 status updaters). */
+/** Writes a condition on the object the credential belongs to (the cluster, or the addon). */
 export type StatusUpdater = (condition: Condition, signal: AbortSignal) => Promise<void>;
 
-/** The bootstrap status updater (D): no-op. */
+/** The status updater of the bootstrap phase (BootstrapController): no-op, nothing is written on the hub then. */
 export const noopStatusUpdater: StatusUpdater = async () => {};

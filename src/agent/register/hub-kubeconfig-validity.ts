@@ -1,4 +1,4 @@
-// "Hub kubeconfig is valid" (spoke-agent.md §4.2), for the CSR driver: used to decide whether to
+// "Hub kubeconfig is valid", for the CSR driver: used to decide whether to
 // bootstrap, to end the bootstrap wait, and by the health check. `false` = invalid (bootstrap),
 // a thrown error = a broken kubeconfig file (start fails).
 //

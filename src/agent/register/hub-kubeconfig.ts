@@ -1,4 +1,4 @@
-// The hub kubeconfig derived from the bootstrap kubeconfig (spoke-agent.md §4.1): same cluster entry
+// The hub kubeconfig derived from the bootstrap kubeconfig: same cluster entry
 // (server, CA path and data, proxy URL), context `default-context` in namespace `configuration`,
 // user `default-auth` pointing at files beside the kubeconfig. Rendered by the client's deterministic
 // writer because change detection compares the bytes.

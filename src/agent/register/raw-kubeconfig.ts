@@ -1,6 +1,6 @@
-// Kubeconfig files read as written (spoke-agent.md §4.1 step 1): no relative path resolution, no
+// Kubeconfig files read as written, as OCM loads the bootstrap kubeconfig: no relative path resolution, no
 // file reads, only the current context's cluster entry. Used to derive the hub kubeconfig from the
-// bootstrap one and to compare the two (§4.2).
+// bootstrap one and to compare the two (./hub-kubeconfig-validity.ts).
 
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
@@ -78,7 +78,10 @@ function caDataBytes(c: RawCluster): Buffer {
   return Buffer.from(c.certificateAuthorityData, 'base64');
 }
 
-/** True when the hub kubeconfig points at the same hub as the bootstrap one (§4.2 step 1.4). */
+/**
+ * True when the hub kubeconfig points at the same hub as the bootstrap one. The cluster entry's name
+ * is compared too: it tells apart a rebuilt hub with the same URL and CA.
+ */
 export function sameHub(bootstrap: RawCluster, hub: RawCluster): boolean {
   return (
     bootstrap.server === hub.server &&

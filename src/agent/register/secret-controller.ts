@@ -1,8 +1,8 @@
-// Register secret controller (spoke-agent.md §9), generic over a RegisterDriver: D (bootstrap),
-// E (main phase) and, for addons, J. One queue key; the secret is read live, not from the cache;
-// a secret the driver produced but that failed to save is kept (`pending`) and its save retried
-// without running the driver again (which would create a second CSR); the condition is written
-// only after the save succeeded.
+// Register secret controller, generic over a RegisterDriver: BootstrapController (bootstrap phase),
+// RegisterController (main phase) and, for addons, ClientCertController@addon. One queue key; the
+// secret is read live, not from the cache; a secret the driver produced but that failed to save is
+// kept (`pending`) and its save retried without running the driver again (which would create a
+// second CSR); the condition is written only after the save succeeded.
 
 import type { Condition } from '../../api/meta.js';
 import type { Secret } from '../../api/core.js';

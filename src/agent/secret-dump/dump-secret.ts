@@ -1,4 +1,4 @@
-// DumpSecret and controller A `HubKubeconfigSecretController` (spoke-agent.md §6): copy every key of
+// DumpSecret and `HubKubeconfigSecretController`: copy every key of
 // the hub kubeconfig secret into files of the hub kubeconfig dir (mode 0600, dir 0700), rewriting
 // only files whose bytes differ. Files of keys removed from the secret are never deleted. Modes are
 // enforced on every pass, also for a directory and files an older version left readable.

@@ -1,4 +1,4 @@
-// Pure certificate and CSR decisions of the CSR driver (spoke-agent.md §4.2, §10.3, §10.6).
+// Pure certificate and CSR decisions of the CSR driver and of the hub kubeconfig validity check.
 // Inputs are PEM text, objects and times; nothing here reads files or calls a server.
 
 import { labels, names } from '../../../api/constants.js';
@@ -44,7 +44,8 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
- * §10.3 B.1: the stored certificate chain is for the expected subject and none has expired.
+ * The stored certificate chain is for the expected subject and none has expired; otherwise the
+ * driver creates a CSR.
  * Throws CertParseError when the data is empty or does not parse (OCM logs and creates a CSR).
  */
 export function isCertificateValid(pem: string, subject: ExpectedSubject, now: Date): boolean {
@@ -60,7 +61,7 @@ export function isCertificateValid(pem: string, subject: ExpectedSubject, now: D
   return true;
 }
 
-/** Latest NotBefore and earliest NotAfter of the chain (§10.3 A.5); OCM's error messages. */
+/** Latest NotBefore and earliest NotAfter of the chain (the rotation window); OCM's error messages. */
 export function certValidityPeriod(pem: string | undefined, secretRef: string): { notBefore: Date; notAfter: Date } {
   if (pem === undefined || pem === '') throw new Error(`no client certificate found in secret ${JSON.stringify(secretRef)}`);
   let certs: CertInfo[];
@@ -80,7 +81,7 @@ export function certValidityPeriod(pem: string | undefined, secretRef: string): 
 }
 
 /**
- * §10.3 B.3: rotate once remaining/total ≤ threshold, threshold = 0.2 + 0.2 × u × 0.25 (u ∈ [0,1)),
+ * Rotate once remaining/total ≤ threshold, threshold = 0.2 + 0.2 × u × 0.25 (u ∈ [0,1)),
  * i.e. when 20–25 % of the lifetime is left.
  */
 export function rotationDue(period: { notBefore: Date; notAfter: Date }, now: Date, u: number): { rotate: boolean; remainingMs: number } {
@@ -96,7 +97,7 @@ export function formatRemaining(ms: number): string {
   return formatGoDuration(Math.round(ms / 1000) * 1000);
 }
 
-/** Approved = at least one Approved condition and no Denied one (§10.3 A.1). */
+/** Approved = at least one Approved condition and no Denied one (a denied CSR is waited on, as OCM does). */
 export function isCsrApproved(csr: CertificateSigningRequest): boolean {
   const conds = csr.status?.conditions ?? [];
   let approved = false;
@@ -107,13 +108,13 @@ export function isCsrApproved(csr: CertificateSigningRequest): boolean {
   return approved;
 }
 
-/** Hub CSR events that concern this cluster's own CSRs (§10.1). */
+/** Hub CSR events that concern this cluster's own CSRs: cluster label, no addon label, name `<cluster>-…`. */
 export function isClusterCsr(csr: CertificateSigningRequest, cluster: string): boolean {
   const l = csr.metadata.labels ?? {};
   return l[labels.clusterName] === cluster && !(labels.addonName in l) && (csr.metadata.name ?? '').startsWith(`${cluster}-`);
 }
 
-/** Index "by cluster" of §10.6: the cluster label of CSRs without an addon label. */
+/** Index "by cluster" of the CSR cache, as OCM's: the cluster label of CSRs without an addon label. */
 export function clusterIndexOf(csr: CertificateSigningRequest): string[] {
   const l = csr.metadata.labels ?? {};
   const c = l[labels.clusterName];
@@ -123,7 +124,10 @@ export function clusterIndexOf(csr: CertificateSigningRequest): string[] {
 
 export const CSR_HALT_LIMIT = 10;
 
-/** §10.6: halted when the cache holds ≥ 10 CSRs indexed under the cluster. */
+/**
+ * CSR creation halts when the cache holds ≥ 10 CSRs indexed under the cluster, so that an agent whose
+ * CSRs are never approved does not flood the hub with new ones.
+ */
 export function csrCreationHalted(cached: readonly CertificateSigningRequest[], cluster: string): boolean {
   let n = 0;
   for (const csr of cached) if (clusterIndexOf(csr).includes(cluster)) n++;
@@ -137,7 +141,10 @@ export function goTimeString(d: Date): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${frac ? `.${frac}` : ''} +0000 UTC`;
 }
 
-/** (cluster, agent) from the first CN of the form `system:open-cluster-management:<c>:<a>` (§4.2 2.3). */
+/**
+ * (cluster, agent) from the first CN of the form `system:open-cluster-management:<c>:<a>`; the hub
+ * kubeconfig validity check compares them with the expected names.
+ */
 export function clusterAndAgentFromCerts(certs: readonly CertInfo[]): { cluster: string; agent: string } {
   for (const c of certs) {
     if (!c.commonName.startsWith(names.userPrefix)) continue;
