@@ -1,4 +1,4 @@
-// Bootstrap token for joining agents (embedded-apiserver.md §14.3): Secret kube-system/bootstrap-token-<id>,
+// Bootstrap token for joining agents: Secret kube-system/bootstrap-token-<id>,
 // group system:bootstrappers:managedcluster, bound to OCM's bootstrap ClusterRole only. Pure helpers.
 
 import { randomInt } from 'node:crypto';

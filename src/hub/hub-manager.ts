@@ -1,4 +1,4 @@
-// Starts the hub registration controllers (hub-controller.md §0) on shared informers, per feature gate,
+// Starts the hub registration controllers on shared informers, per feature gate,
 // plus /healthz and /metrics on `listen`. Everything is an API client: it works against the embedded
 // server or any real kube-apiserver.
 
@@ -28,7 +28,10 @@ import { setupManagedNamespaceController } from './managednamespace/managednames
 import { createHubMetrics, startMetricsServer, type HubMetrics } from './metrics-server.js';
 import { resolveHubOptions, type HubOptions, type HubOptionsInput } from './options.js';
 
-/** §2.2: core kinds are seen only with the cluster-name label and without the addon-name label. */
+/**
+ * Core kinds are seen only with the cluster-name label and without the addon-name label, as OCM's hub
+ * informers: other objects (addon CSRs, unrelated RBAC) never reach the controllers.
+ */
 const HUB_KUBE_LABEL_SELECTOR = `${wellKnownLabels.clusterName},!${wellKnownLabels.addonName}`;
 
 const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 10 * 60 * 1000;
@@ -43,7 +46,7 @@ export interface StartHubManagerOptions {
   signal: AbortSignal;
   /** HOST:PORT for /healthz and /metrics; omitted → no listener. */
   listen?: string;
-  /** Informer cache sync deadline on `clock` (default 10 min, as the reference). */
+  /** Informer cache sync deadline on `clock` (default 10 min, as OCM's). */
   cacheSyncTimeoutMs?: number;
 }
 

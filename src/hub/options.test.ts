@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseGcResourceList, parseLabelsFlag, resolveHubOptions } from './options.js';
 
-test('parseLabelsFlag: reference parse rules and error texts', () => {
+test("parseLabelsFlag: OCM's parse rules and error texts", () => {
   assert.deepEqual(parseLabelsFlag(''), {});
   assert.deepEqual(parseLabelsFlag('a=b,c=d'), { a: 'b', c: 'd' });
   assert.deepEqual(parseLabelsFlag('a='), { a: '' });

@@ -1,4 +1,4 @@
-// Hub controller options (hub-controller.md §3): parsed once, validated, frozen.
+// Hub controller options: parsed once, validated, frozen.
 
 import { HUB_FEATURE_DEFAULTS, parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { ResourceType } from '../client/types.js';
@@ -41,7 +41,7 @@ export class HubOptionsError extends Error {
   }
 }
 
-/** `k1=v1,k2=v2` → map; the reference's error texts (§3.1). */
+/** `k1=v1,k2=v2` → map; OCM's error texts for `--labels`. */
 export function parseLabelsFlag(spec: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (spec.trim() === '') return out;

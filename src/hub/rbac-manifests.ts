@@ -1,4 +1,4 @@
-// The RBAC the hub creates for clusters (hub-controller.md §4): per-cluster ClusterRole/Binding, the two
+// The RBAC the hub creates for clusters: per-cluster ClusterRole/Binding, the two
 // RoleBindings in the cluster namespace, and the two common ClusterRoles. Pure builders.
 
 import {
@@ -46,7 +46,7 @@ export function clusterRoleRules(cluster: string, accepted: boolean): PolicyRule
   ];
 }
 
-/** §4.1: ClusterRole then ClusterRoleBinding `open-cluster-management:managedcluster:<c>`. */
+/** ClusterRole then ClusterRoleBinding `open-cluster-management:managedcluster:<c>`, kept while the cluster exists. */
 export function clusterSpecificRbac(cluster: string, accepted: boolean, extra: Readonly<Record<string, string>>): [ClusterRole, ClusterRoleBinding] {
   const name = clusterRoleName(cluster);
   return [
@@ -61,7 +61,10 @@ export function clusterSpecificRbac(cluster: string, accepted: boolean, extra: R
   ];
 }
 
-/** §4.2: registration then work RoleBinding in namespace <c>; the work one carries the work finalizer. */
+/**
+ * Registration then work RoleBinding in namespace <c>; they exist only while the cluster is accepted.
+ * The work one carries the work finalizer.
+ */
 export function clusterRoleBindings(cluster: string, extra: Readonly<Record<string, string>>): [RoleBinding, RoleBinding] {
   return [
     {
@@ -86,7 +89,7 @@ export function clusterRoleBindings(cluster: string, extra: Readonly<Record<stri
   ];
 }
 
-/** §4.3: the common ClusterRoles, registration then work; cluster-name label is empty. */
+/** The common ClusterRoles, registration then work; cluster-name label is empty. */
 export function commonClusterRoles(extra: Readonly<Record<string, string>>): [ClusterRole, ClusterRole] {
   const lbl = { ...extra, [wellKnownLabels.clusterName]: '' };
   return [
@@ -114,7 +117,7 @@ export function commonClusterRoles(extra: Readonly<Record<string, string>>): [Cl
   ];
 }
 
-/** §4.4: OCM's bootstrap ClusterRole (deployment-provided; the embedded hub installs it). */
+/** OCM's bootstrap ClusterRole (deployment-provided; the embedded hub installs it). */
 export const BOOTSTRAP_CLUSTER_ROLE = 'open-cluster-management:bootstrap';
 export function bootstrapClusterRole(): ClusterRole {
   return {
@@ -131,7 +134,7 @@ export function bootstrapClusterRole(): ClusterRole {
 }
 
 /**
- * Merge required into existing as the reference applier does (§2.5): labels/annotations merged (extra keys
+ * Merge required into existing as OCM's applier does: labels/annotations merged (extra keys
  * kept), content (rules, or subjects + roleRef) replaced. Returns the object to update, or undefined.
  */
 export function mergeRbacForUpdate<T extends RbacObject>(existing: T, required: T): T | undefined {

@@ -1,4 +1,4 @@
-// Addon health and feature-discovery decisions (hub-controller.md §5.12, §5.13). Pure.
+// Decisions of ManagedClusterAddonHealthCheckController and AddOnFeatureDiscoveryController. Pure.
 
 import type { ManagedClusterAddOn } from '../../api/addon.js';
 import { findCondition } from '../../api/conditions.js';

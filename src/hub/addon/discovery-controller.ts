@@ -1,4 +1,4 @@
-// AddOnFeatureDiscoveryController (#11, hub-controller.md §5.13): cluster labels
+// AddOnFeatureDiscoveryController: cluster labels
 // `feature.open-cluster-management.io/addon-<name>` from each addon's Available condition.
 
 import type { ManagedCluster } from '../../api/cluster.js';

@@ -1,4 +1,4 @@
-// ManagedClusterAddonHealthCheckController (#10, hub-controller.md §5.12): when the cluster's Available
+// ManagedClusterAddonHealthCheckController: when the cluster's Available
 // is Unknown, copy it onto every addon in the cluster namespace.
 
 import type { ManagedClusterAddOn } from '../../api/addon.js';

@@ -1,4 +1,4 @@
-// ManagedClusterClusterRoleController (#9, hub-controller.md §5.2): the two common ClusterRoles exist
+// ManagedClusterClusterRoleController: the two common ClusterRoles exist
 // while at least one ManagedCluster exists.
 
 import { REGISTRATION_CLUSTER_ROLE, WORK_CLUSTER_ROLE } from '../../api/constants.js';

@@ -1,4 +1,5 @@
-// "Apply" of RBAC manifests and the cluster namespace (hub-controller.md §2.5, §5.1 E1).
+// "Apply" of RBAC manifests and the cluster namespace: create what is missing, otherwise merge labels
+// and annotations into the existing object and update it only when something differs.
 
 import type { Namespace } from '../../api/core.js';
 import type { KubeObject } from '../../api/meta.js';
@@ -32,7 +33,8 @@ function describeManifest(obj: RbacObject): string {
 
 /**
  * Creates or updates one RBAC object from the label-filtered cache. Returns an error instead of throwing;
- * callers decide whether to swallow it (the reference swallows API errors, §2.5 quirk).
+ * callers decide whether to swallow it (OCM's applier logs API errors and drops them, so they never
+ * turn the HubAcceptedManagedCluster condition to Error).
  */
 async function applyRbac(client: KubeClient, listers: RbacListers, required: RbacObject, signal: AbortSignal): Promise<Error | undefined> {
   const { type, lister } = typeOf(required);

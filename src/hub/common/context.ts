@@ -14,7 +14,10 @@ export interface HubInformers {
   clusterSets: Informer<ManagedClusterSet>;
   clusterSetBindings: Informer<ManagedClusterSetBinding>;
   addons: Informer<ManagedClusterAddOn>;
-  /** Label-filtered (§2.2). */
+  /**
+   * This and the core kinds below are label-filtered: only objects with the cluster-name label and
+   * without the addon-name label.
+   */
   leases: Informer<Lease>;
   csrs: Informer<CertificateSigningRequest>;
   clusterRoles: Informer<KubeObject>;

@@ -1,4 +1,4 @@
-// GCController (#14, hub-controller.md §5.7, gate ResourceCleanup): on cluster deletion, delete addons,
+// GCController (gate ResourceCleanup): on cluster deletion, delete addons,
 // then ManifestWorks (lowest cleanup priority first, 5 s loop), report `Deleting`, then release the
 // `resource-cleanup` finalizer. Kinds the hub does not serve (e.g. no ManifestWork CRD) count as empty.
 

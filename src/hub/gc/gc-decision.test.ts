@@ -22,7 +22,7 @@ const groupCases: { name: string; items: KubeObject[]; expected: string[] }[] = 
 ];
 for (const c of groupCases) test(`firstDeleteGroup: ${c.name}`, () => assert.deepEqual(firstDeleteGroup(c.items).map((i) => i.metadata.name), c.expected));
 
-test('remainingCondition keeps the reference message (typo included)', () => {
+test("remainingCondition keeps OCM's message (typo included)", () => {
   assert.equal(
     remainingCondition('managedclusteraddons', [item('a'), item('b', undefined, ['f'])]).message,
     'The resource managedclusteraddons is remaning, the remaining count is 2, the finalizer pending count is 1',

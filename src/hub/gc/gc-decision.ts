@@ -1,4 +1,4 @@
-// GC ordering (hub-controller.md §5.7). Pure.
+// Decisions of GCController: the cleanup priority order and the Deleting condition. Pure.
 
 import { annotations, conditionTypes, reasons } from '../../api/constants.js';
 import type { KubeObject, Condition } from '../../api/meta.js';

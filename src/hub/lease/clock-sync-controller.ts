@@ -1,4 +1,4 @@
-// ClockSyncController (#5, hub-controller.md §5.5): ClockSynced from each lease renewal.
+// ClockSyncController: ClockSynced from each lease renewal.
 
 import type { ManagedCluster } from '../../api/cluster.js';
 import { findCondition, setCondition } from '../../api/conditions.js';

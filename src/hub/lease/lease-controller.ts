@@ -1,4 +1,4 @@
-// ManagedClusterLeaseController (#4, hub-controller.md §5.4): creates `managed-cluster-lease` and marks
+// ManagedClusterLeaseController: creates `managed-cluster-lease` and marks
 // Available Unknown once renewTime + 5 × leaseDurationSeconds has passed. Each cluster is looked at again
 // at its own expiry time (one timer per cluster); healthy clusters cost no API request.
 

@@ -1,4 +1,4 @@
-// Lease expiry and clock-sync decisions (hub-controller.md §5.4, §5.5). Pure.
+// Decisions of ManagedClusterLeaseController (lease expiry) and ClockSyncController. Pure.
 
 import { DEFAULT_LEASE_DURATION_SECONDS, LEASE_DURATION_TIMES, conditionTypes, reasons } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';

@@ -1,4 +1,5 @@
-// Pure decisions of the ManagedCluster controller (hub-controller.md §5.1).
+// Pure decisions of ManagedClusterController: which branch a sync takes (the first that matches, in
+// the order below), and the HubAcceptedManagedCluster condition it writes.
 
 import type { ManagedCluster } from '../../api/cluster.js';
 import { isConditionTrue, rfc3339 } from '../../api/conditions.js';
@@ -6,17 +7,17 @@ import { annotations, conditionTypes, reasons } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';
 
 export type ClusterBranch =
-  /** A: gone — remove RBAC. */
+  /** Gone: remove RBAC. */
   | 'gone'
-  /** B: deleting — remove RBAC, then the api-resource-cleanup finalizer. */
+  /** Deleting: remove RBAC, then the api-resource-cleanup finalizer. */
   | 'deleting'
-  /** C: auto-accept once (gate on, annotation absent). */
+  /** Auto-accept once (gate on, annotation absent). */
   | 'autoAccept'
-  /** D (never accepted): nothing to do. */
+  /** Not accepted and never was: nothing to do (no namespace, RBAC or finalizer). */
   | 'idle'
-  /** D (was accepted): downgrade RBAC, condition False. */
+  /** Not accepted but was: downgrade RBAC, condition False. */
   | 'deny'
-  /** E: accept path. */
+  /** Accepted: namespace, RBAC, finalizer, condition True (runs on every sync, idempotent). */
   | 'accept';
 
 export function clusterBranch(cluster: ManagedCluster | undefined, autoApproval: boolean): ClusterBranch {

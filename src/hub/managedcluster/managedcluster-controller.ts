@@ -1,4 +1,4 @@
-// ManagedClusterController (#1, hub-controller.md §5.1): namespace, RBAC, finalizer and the
+// ManagedClusterController: namespace, RBAC, finalizer and the
 // HubAcceptedManagedCluster condition; auto-accept; cleanup on deny and delete.
 
 import type { ManagedCluster } from '../../api/cluster.js';
@@ -42,7 +42,10 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     }
   }
 
-  /** Removes the §4.2 RoleBindings; releases the work RoleBinding finalizer once no works remain. */
+  /**
+   * Removes the cluster's registration and work RoleBindings; releases the work RoleBinding finalizer
+   * once no works remain.
+   */
   async function removeRoleBindings(name: string, signal: AbortSignal): Promise<Error[]> {
     const errors = await deleteRbacList(client, clusterRoleBindings(name, options.labels), signal);
     if (await hasManifestWorks(name, signal)) {
@@ -102,7 +105,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
   async function deny(cluster: ManagedCluster, signal: AbortSignal): Promise<ReconcileResult> {
     const name = cluster.metadata.name ?? '';
     log.info(`managed cluster ${name} is denied by hub cluster admin`, { key: name, reason: 'ManagedClusterDenied' });
-    // §2.5: apply errors are logged (inside applyRbacList) and discarded, as the reference does.
+    // Apply errors are logged (inside applyRbacList) and discarded, as OCM's applier does.
     await applyRbacList(client, listers, clusterSpecificRbac(name, false, options.labels), log, signal);
     const errors = await removeRoleBindings(name, signal);
     if (errors.length > 0) return finish(errors);
@@ -119,11 +122,12 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     } catch (err) {
       errors.push(new Error(`"namespace ${name}" (Namespace): ${errorMessage(err)}`, { cause: err }));
     }
-    // Re-read after adding the finalizer so the status patch carries the fresh resourceVersion (§5.1 quirk).
+    // Re-read after adding the finalizer so the status patch carries the fresh resourceVersion (OCM
+    // patches with the old one, gets a conflict and needs a second sync).
     const patched = await addFinalizer(clusters, cluster, finalizers.apiResourceCleanup, signal);
     const current = patched ?? cluster;
     const rbac = [...clusterSpecificRbac(name, true, options.labels), ...clusterRoleBindings(name, options.labels)];
-    await applyRbacList(client, listers, rbac, log, signal); // errors logged and discarded (§2.5)
+    await applyRbacList(client, listers, rbac, log, signal); // errors logged and discarded, as OCM's applier
     const cond = acceptedCondition(errors.length === 0 ? undefined : aggregateMessage(errors, 'lines'));
     const status = { ...(current.status ?? {}), conditions: setCondition(current.status?.conditions, cond, new Date(clock.now())) };
     try {

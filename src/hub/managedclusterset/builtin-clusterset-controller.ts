@@ -1,5 +1,5 @@
-// DefaultManagedClusterSetController / GlobalManagedClusterSetController (#12, #13, hub-controller.md
-// §5.9): create the `default` and `global` sets and restore their clusterSelector; 10 s repair tick.
+// DefaultManagedClusterSetController / GlobalManagedClusterSetController: create the `default` and
+// `global` sets and restore their clusterSelector; 10 s repair tick.
 
 import type { ManagedClusterSet } from '../../api/cluster.js';
 import { resourceTypes } from '../../client/resource-types.js';

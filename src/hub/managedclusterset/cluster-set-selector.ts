@@ -1,4 +1,4 @@
-// Cluster-set membership (hub-controller.md §5.8) and the desired built-in sets (§5.9). Pure.
+// Cluster-set membership and the desired built-in sets (`default`, `global`). Pure.
 
 import type { ManagedClusterSet } from '../../api/cluster.js';
 import { conditionTypes, labels as wellKnownLabels, reasons } from '../../api/constants.js';
@@ -49,7 +49,7 @@ function desiredClusterSelector(name: BuiltinSetName): NonNullable<NonNullable<M
 
 export type BuiltinSetAction = { kind: 'none' } | { kind: 'create'; set: ManagedClusterSet } | { kind: 'update'; set: ManagedClusterSet };
 
-/** §5.9: create when missing; restore only spec.clusterSelector unless autoupdate is "false". */
+/** Built-in set: create when missing; restore only spec.clusterSelector unless autoupdate is "false". */
 export function builtinSetAction(name: BuiltinSetName, existing: ManagedClusterSet | undefined): BuiltinSetAction {
   const desired = desiredClusterSelector(name);
   if (!existing) {

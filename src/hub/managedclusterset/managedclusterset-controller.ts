@@ -1,4 +1,4 @@
-// ManagedClusterSetController (#6, hub-controller.md §5.8): ClusterSetEmpty from the member count.
+// ManagedClusterSetController: ClusterSetEmpty from the member count.
 
 import type { ManagedCluster, ManagedClusterSet } from '../../api/cluster.js';
 import { setCondition } from '../../api/conditions.js';

@@ -1,5 +1,5 @@
-// ManagedClusterSetBindingController (#8, hub-controller.md §5.11): condition Bound. Registered, as in
-// the reference, under the name ManagedClusterSetController (queue managed-clusterset-binding-controller).
+// ManagedClusterSetBindingController: condition Bound. Registered, as in OCM, under the name
+// ManagedClusterSetController (queue managed-clusterset-binding-controller).
 
 import type { ManagedClusterSet, ManagedClusterSetBinding } from '../../api/cluster.js';
 import { setCondition } from '../../api/conditions.js';

@@ -1,4 +1,4 @@
-// Desired `status.managedNamespaces` of a cluster (hub-controller.md §5.10). Pure.
+// Desired `status.managedNamespaces` of a cluster. Pure.
 
 import type { ManagedCluster, ManagedClusterSet, ManagedNamespaceConfig } from '../../api/cluster.js';
 import { setSelects } from '../managedclusterset/cluster-set-selector.js';

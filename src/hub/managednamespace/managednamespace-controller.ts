@@ -1,4 +1,4 @@
-// ManagedNamespaceController (#7, hub-controller.md §5.10): status.managedNamespaces from cluster sets.
+// ManagedNamespaceController: status.managedNamespaces from cluster sets.
 
 import type { ManagedCluster, ManagedClusterSet } from '../../api/cluster.js';
 import { resourceTypes } from '../../client/resource-types.js';

@@ -1,4 +1,4 @@
-// taintController (#2, hub-controller.md §5.3): unreachable/unavailable taints from Available.
+// taintController: unreachable/unavailable taints from Available.
 
 import type { ManagedCluster } from '../../api/cluster.js';
 import { resourceTypes } from '../../client/resource-types.js';

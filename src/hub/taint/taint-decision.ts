@@ -1,4 +1,4 @@
-// Taint decision from the Available condition (hub-controller.md §5.3). Pure.
+// Taint decision of taintController from the Available condition. Pure.
 
 import type { Taint } from '../../api/cluster.js';
 import { findCondition } from '../../api/conditions.js';
