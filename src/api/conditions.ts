@@ -1,4 +1,4 @@
-// "Set condition" semantics shared by every controller (api-objects.md, general conventions):
+// "Set condition" semantics shared by every controller (Kubernetes' metav1.Condition upsert):
 // conditions are a map keyed by type; lastTransitionTime changes only when status changes.
 import type { Condition } from './meta.js';
 

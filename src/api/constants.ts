@@ -1,5 +1,5 @@
 // Well-known OCM names: labels, annotations, finalizers, condition types and reasons, fixed object
-// names. Values are part of the wire contract (api-objects.md §10) and must not change.
+// names. Values are part of the wire contract with OCM's hub, agents and add-ons and must not change.
 
 export const GROUP_CLUSTER = 'cluster.open-cluster-management.io';
 export const GROUP_ADDON = 'addon.open-cluster-management.io';
@@ -85,7 +85,7 @@ export const taints = {
   unreachable: 'cluster.open-cluster-management.io/unreachable',
 } as const;
 
-/** api-objects.md §10.6: exactly four. */
+/** OCM's reserved ClusterClaim names, exactly four: reported first and never truncated. */
 export const RESERVED_CLUSTER_CLAIM_NAMES: readonly string[] = [
   'id.k8s.io',
   'kubeversion.open-cluster-management.io',
@@ -110,7 +110,7 @@ export const names = {
   kubeApiserverClientSigner: 'kubernetes.io/kube-apiserver-client',
 } as const;
 
-/** Keys of the hub kubeconfig secret (spoke-agent.md §10.5). */
+/** Keys of the hub kubeconfig secret (also the file names in the hub kubeconfig dir). */
 export const hubSecretKeys = {
   kubeconfig: 'kubeconfig',
   tlsCert: 'tls.crt',

@@ -1,4 +1,4 @@
-// OCM feature gates (api-objects.md §11): parsing of `--feature-gates A=true,B=false` and defaults per side.
+// OCM feature gates: parsing of `--feature-gates A=true,B=false` and defaults per side.
 
 export const SPOKE_FEATURE_DEFAULTS: Readonly<Record<string, boolean>> = {
   ClusterClaim: true,

@@ -1,4 +1,4 @@
-// Label and field selectors (spec embedded-apiserver.md §9.1–9.2): parsing with kube-apiserver's
+// Label and field selectors: parsing with kube-apiserver's
 // grammar and error texts, matching, and the selectable field values of objects. Pure functions,
 // shared by the API server (LIST/WATCH filtering) and the client runtime (building query strings).
 
@@ -505,7 +505,7 @@ function path(...keys: string[]): Getter {
 
 const EVENT_OBJECT_FIELDS = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'];
 
-/** Per-kind field getters beyond metadata.name/metadata.namespace (§9.2), keyed by `group/Kind`. */
+/** Per-kind field getters beyond metadata.name/metadata.namespace, as kube-apiserver's, keyed by `group/Kind`. */
 function extraGetters(group: string, kind: string): Record<string, Getter> {
   switch (`${group}/${kind}`) {
     case '/Secret':

@@ -26,7 +26,7 @@ test('should apply OCM defaults', async () => {
   assert.equal(o.addonKubeclientRegistrationAuth, 'csr');
   assert.equal(o.featureGates.ClusterClaim, true);
   assert.equal(o.featureGates.MultipleHubs, false);
-  // OCM hardcodes these for the hub timeout controller L (1 min check period, 10 s startup grace).
+  // OCM hardcodes these for HubTimeoutController (1 min check period, 10 s startup grace).
   assert.equal(o.timings.hubTimeoutResyncMs, 60_000);
   assert.equal(o.timings.hubTimeoutStartupGraceMs, 10_000);
 });

@@ -1,4 +1,4 @@
-// `ocm-ts agent`: the registration agent (spoke-agent.md §2). Flags keep OCM's names and defaults;
+// `ocm-ts agent`: the registration agent. Flags keep OCM's names and defaults;
 // `_` is accepted in place of `-` in flag names. Bad flags: one line, exit 2. OCM's validation
 // failures: OCM's message, exit 1. SIGINT/SIGTERM stop the agent cleanly (exit 0).
 //

@@ -1,4 +1,4 @@
-// `ocm-ts hub`: the hub registration controllers (hub-controller.md).
+// `ocm-ts hub`: the hub registration controllers.
 //   Against an existing cluster:  ocm-ts hub --kubeconfig FILE [--listen HOST:PORT] [flags]
 //   In a pod on the hub cluster:  ocm-ts hub [flags]   (in-cluster service account)
 //   Embedded (own API server):    ocm-ts hub --data-dir DIR [--listen HOST:PORT] [flags]

@@ -2,8 +2,8 @@
 // One switch decides what follows a run (controller-runtime's reconcileHandler):
 //   TerminalError → log, forget, no retry
 //   other error → retryDecision: 409 requeue now, 429 after Retry-After, 5xx/network rate-limited
-//     backoff; other 4xx are also retried with backoff (the OCM specs: "errors returned from sync →
-//     re-queue rate-limited", hub-controller.md §2.1, spoke-agent.md §8) unless
+//     backoff; other 4xx are also retried with backoff (OCM's controllers re-queue every error a
+//     sync returns, rate-limited) unless
 //     `terminalOnClientErrors` makes them terminal as retryDecision says
 //   { requeueAfterMs } → forget the failure count, add after the delay
 //   success → forget

@@ -1,5 +1,5 @@
 // Event recorder: writes Events about objects, best-effort. The default API is events.k8s.io/v1
-// (what OCM's recorders write, api-objects.md §8.6, and what the agent's hub RBAC allows); core/v1
+// (what OCM's recorders write, and what the agent's hub RBAC allows); core/v1
 // is available through `api: 'v1'`. Repeats of the same (object, type, reason, message) within the
 // aggregation window patch the existing Event's count instead of creating a new one.
 // event() never throws and never blocks; failures are logged at debug/warn.

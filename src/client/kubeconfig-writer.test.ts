@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderKubeconfig } from './kubeconfig-writer.js';
 
-test('should render the hub kubeconfig layout byte for byte (spoke-agent §4.1)', () => {
+test('should render the hub kubeconfig layout byte for byte', () => {
   const caData = Buffer.from('-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n').toString('base64');
   const got = renderKubeconfig({
     clusterName: 'hub',

@@ -1,4 +1,4 @@
-// Deterministic kubeconfig rendering (spoke-agent.md §4.1): the agent's hub kubeconfig is compared
+// Deterministic kubeconfig rendering: the agent's hub kubeconfig is compared
 // byte for byte, so the same input must always give the same bytes. Keys are sorted alphabetically,
 // sequences are not indented (the layout Go's clientcmd writes), empty fields are omitted.
 
@@ -19,7 +19,7 @@ export interface RenderKubeconfigInput {
   certificateAuthorityData?: string;
   proxyUrl?: string;
   user: KubeconfigUser;
-  /** Defaults: `default-context`, `default-auth`, `configuration` (spoke-agent.md §4.1). */
+  /** Defaults: `default-context`, `default-auth`, `configuration` (the names OCM's agent writes). */
   contextName?: string;
   userName?: string;
   namespace?: string;

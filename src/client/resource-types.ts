@@ -1,4 +1,4 @@
-// ResourceType constants for every kind the agent and hub address (groups/versions per api-objects.md §0).
+// ResourceType constants for every kind the agent and hub address, with the group/version OCM uses.
 
 import type { ResourceType } from './types.js';
 
