@@ -53,7 +53,7 @@ async function createOrUpdate<T extends ClusterRole | ClusterRoleBinding>(client
   }
 }
 
-/** OCM's bootstrap ClusterRole (hub-controller.md §4.4) bound to the bootstrap token group, nothing more. */
+/** OCM's bootstrap ClusterRole bound to the bootstrap token group, nothing more. */
 export async function ensureBootstrapRbac(client: KubeClient, signal: AbortSignal): Promise<void> {
   await createOrUpdate(client, bootstrapClusterRole(), signal);
   const binding: ClusterRoleBinding = {
