@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 import { HUB_CRD_NAMES, loadCrds } from '../api/crds.js';
+import { rfc3339 } from '../api/conditions.js';
 import type { ClusterRole, ClusterRoleBinding, Secret } from '../api/core.js';
 import { ocmAdmissionPlugins } from '../apiserver/admission/index.js';
 import { startEmbeddedApiServer, type ListenAddress } from '../apiserver/embedded.js';
@@ -105,7 +106,7 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
     const tok = await ensureBootstrapToken(client, { ttlMs: opts.bootstrapTokenTtlMs, clock: opts.clock, signal: opts.signal });
     const bootstrapKubeconfigPath = join(opts.dataDir, 'bootstrap.kubeconfig');
     await writeKubeconfig({ path: bootstrapKubeconfigPath, server: server.url, caPem: server.pki.caPem, user: { token: tok.token }, contextName: 'bootstrap' });
-    const expires = new Date(tok.expiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const expires = rfc3339(new Date(tok.expiresAtMs));
     log.info(tok.reused ? 'reusing bootstrap token' : 'created bootstrap token', { expiresAt: expires, path: bootstrapKubeconfigPath });
     // The controllers run as their own identity with only the permissions they use.
     await createOrUpdate(client, hubControllerClusterRole(), opts.signal);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergePatchDiff, semanticEqual } from './merge-patch.js';
+import { jsonEqual, mergePatchDiff, semanticEqual } from './merge-patch.js';
 
 /** Applies an RFC 7386 merge patch (the reference algorithm), to check diffs round-trip. */
 function applyMergePatch(target: unknown, patch: unknown): unknown {
@@ -65,5 +65,27 @@ for (const c of cases) {
     const patch = mergePatchDiff(c.from, c.to);
     assert.deepEqual(patch, c.patch, 'mergePatchDiff');
     if (patch !== undefined) assert.ok(semanticEqual(applyMergePatch(c.from, patch), c.to), 'the patch turns from into to');
+  });
+}
+
+/** jsonEqual: exact equality, where semanticEqual's empties are values. */
+const exactCases: { name: string; a: unknown; b: unknown; equal: boolean }[] = [
+  { name: 'key order does not matter', a: { x: 1, y: [1, { z: 2 }] }, b: { y: [1, { z: 2 }], x: 1 }, equal: true },
+  { name: 'an undefined member is absent', a: { a: 1, b: undefined }, b: { a: 1 }, equal: true },
+  { name: 'a null member is not absent', a: { a: 1, b: null }, b: { a: 1 }, equal: false },
+  { name: 'an empty list is not absent', a: { l: [] }, b: {}, equal: false },
+  { name: 'an empty map is not null', a: { m: {} }, b: { m: null }, equal: false },
+  { name: 'list order matters', a: [1, 2], b: [2, 1], equal: false },
+  { name: 'a list is not a map', a: [], b: {}, equal: false },
+  { name: 'scalars compare by value and type', a: { n: 1 }, b: { n: '1' }, equal: false },
+  { name: 'nested difference', a: { m: { x: [{ y: 1 }] } }, b: { m: { x: [{ y: 2 }] } }, equal: false },
+  { name: 'same key count, other keys', a: { a: 1 }, b: { b: 1 }, equal: false },
+  { name: 'same key count with an undefined member', a: { a: 1, b: undefined }, b: { a: 1, c: undefined }, equal: true },
+];
+
+for (const c of exactCases) {
+  test(`jsonEqual: ${c.name}`, () => {
+    assert.equal(jsonEqual(c.a, c.b), c.equal);
+    assert.equal(jsonEqual(c.b, c.a), c.equal, 'symmetric');
   });
 }

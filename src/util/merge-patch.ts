@@ -3,12 +3,18 @@
 // null, an empty list and an empty map are the same thing (Go decodes each of them to a nil or empty
 // value, and omitempty drops them again), while list order and every scalar, the empty string
 // included, count. Diffs are JSON merge patches (RFC 7386): maps recurse, a member that is gone
-// becomes null, lists are replaced whole. Pure.
+// becomes null, lists are replaced whole. The API server, which stores what clients send, compares
+// with the exact jsonEqual instead. Pure.
 
 export type JsonObject = Record<string, unknown>;
 
 export function isPlainObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The value when it is a map, else undefined: for reading optional members of decoded JSON. */
+export function asPlainObject(v: unknown): JsonObject | undefined {
+  return isPlainObject(v) ? v : undefined;
 }
 
 /** Absent, null, [] and {}, and maps holding nothing but such values. */
@@ -28,6 +34,22 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * Exact equality of JSON values: the same encoding up to member order (a member holding undefined
+ * is absent, as JSON.stringify drops it). The API server compares with this, not semanticEqual:
+ * an update that turns an absent field into [] changes what clients read back, so it is stored and
+ * not suppressed as a no-op (kube-apiserver compares the encoded bytes), and JSON Patch's test
+ * operation, list merging and server-side apply's field ownership compare values as sent.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const ak = Object.keys(a).filter((k) => a[k] !== undefined);
+  const bk = Object.keys(b).filter((k) => b[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
 }
 
 /**

@@ -2,6 +2,7 @@
 // ManagedCluster mutating + validating, ManagedClusterSetBinding validating. Active only for those
 // resources' main endpoint (the webhooks do not cover /status), on CREATE and UPDATE.
 
+import { rfc3339 } from '../../api/conditions.js';
 import { storageKey, type AdmissionContext, type AdmissionPlugin, type AdmissionRequest } from '../pipeline.js';
 import type { Clock } from '../../util/clock.js';
 import { realClock } from '../../util/clock.js';
@@ -18,10 +19,6 @@ export interface OcmAdmissionOptions {
   clock?: Clock;
 }
 
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 const mainWrite = (req: AdmissionRequest): boolean => req.subresource === '' && (req.operation === 'CREATE' || req.operation === 'UPDATE') && req.object !== undefined;
 
 export function ocmAdmissionPlugins(opts: OcmAdmissionOptions = {}): AdmissionPlugin[] {
@@ -34,7 +31,7 @@ export function ocmAdmissionPlugins(opts: OcmAdmissionOptions = {}): AdmissionPl
       mutate(req: AdmissionRequest): void {
         if (!mainWrite(req)) return;
         const obj = req.object!;
-        mutateTaints(obj, req.operation === 'UPDATE' ? req.oldObject : undefined, rfc3339(clock.now()));
+        mutateTaints(obj, req.operation === 'UPDATE' ? req.oldObject : undefined, rfc3339(new Date(clock.now())));
         if (defaultClusterSet) defaultClusterSetLabel(obj);
         defaultLeaseDuration(obj);
       },

@@ -3,6 +3,7 @@
 // checks V8 (403). Decisions take the authorizer and a namespace lookup as plain functions.
 
 import type { KubeObject } from '../../api/meta.js';
+import { errorMessage } from '../../util/errors.js';
 import { errors, type ApiError } from '../http/errors.js';
 import type { Authorizer, UserInfo } from '../pipeline.js';
 import { CLUSTER_SET_LABEL } from './managed-cluster-mutating.js';
@@ -80,7 +81,7 @@ export function validateManagedCluster(input: ValidateClusterInput): void {
     try {
       phase = input.namespacePhase(name);
     } catch (err) {
-      throw errors.forbidden(acceptQr, name, (err as Error).message);
+      throw errors.forbidden(acceptQr, name, errorMessage(err));
     }
     if (phase === 'Terminating') throw errors.forbidden(acceptQr, name, `cluster namespace "${name}" is terminating`);
     if (!allowed(authorizer, user, REGISTER_GROUP, 'managedclusters', 'accept', 'update', name)) {

@@ -4,6 +4,7 @@
 
 import type { KubeObject } from '../../api/meta.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/selectors.js';
+import { errorMessage } from '../../util/errors.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 import type { ResourceStrategy } from '../registry/types.js';
 import type { RoleRef, Subject } from './rbac-rules.js';
@@ -88,7 +89,7 @@ function aggregationRuleErrors(rule: unknown): FieldError[] {
     try {
       labelSelectorFromObject(sel as LabelSelectorObject);
     } catch (err) {
-      errs.push(fieldErrors.invalid(`aggregationRule.clusterRoleSelectors[${i}]`, sel, err instanceof Error ? err.message : 'invalid label selector'));
+      errs.push(fieldErrors.invalid(`aggregationRule.clusterRoleSelectors[${i}]`, sel, errorMessage(err)));
     }
   });
   return errs;

@@ -3,6 +3,7 @@
 // ServiceAccount still exists with the same uid.
 
 import { createPrivateKey, createPublicKey, randomUUID, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject } from '../../api/meta.js';
 import { errors, fieldErrors } from '../http/errors.js';
 import { storageKey, type UserInfo } from '../pipeline.js';
@@ -128,7 +129,7 @@ export function createServiceAccountTokens(opts: ServiceAccountTokenOptions): Se
         kind: 'TokenRequest',
         metadata: { name, namespace, creationTimestamp: null } as unknown as KubeObject['metadata'],
         spec: { audiences: aud, expirationSeconds: exp, boundObjectRef: spec.boundObjectRef ?? null },
-        status: { token: signJwt(claims, priv, kid), expirationTimestamp: new Date((iat + exp) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+        status: { token: signJwt(claims, priv, kid), expirationTimestamp: rfc3339(new Date((iat + exp) * 1000)) },
       };
     },
   };

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { timingSafeEqual, createHash } from 'node:crypto';
+import { errorMessage } from '../../util/errors.js';
 import type { UserInfo } from '../pipeline.js';
 
 export interface StaticToken {
@@ -60,7 +61,7 @@ export function parseTokenCsv(text: string): StaticToken[] {
     try {
       fields = splitCsvLine(raw).map((f) => f.trim());
     } catch (e) {
-      throw new TokenFileError(`token file line ${i + 1}: ${(e as Error).message}`);
+      throw new TokenFileError(`token file line ${i + 1}: ${errorMessage(e)}`);
     }
     if (fields.length < 3) throw new TokenFileError(`token file line ${i + 1}: expected at least 3 columns (token,user,uid), got ${fields.length}`);
     const [token, username, uid] = fields as [string, string, string];

@@ -3,6 +3,7 @@
 // issues a certificate from the server's CA or appends a Failed condition. Writes go straight to the store with the read revision as precondition; a conflict
 // re-reads and decides again.
 
+import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject } from '../../api/meta.js';
 import { storageKey, storagePrefix, type BuiltinController } from '../pipeline.js';
 import { StoreConflictError, StoreNotFoundError, type Store, type WatchSubscription } from '../storage/types.js';
@@ -27,10 +28,6 @@ export interface CsrSignerOptions {
 }
 
 const YEAR_MS = 365 * 24 * 3600_000;
-
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 export function createCsrSigner(opts: CsrSignerOptions): BuiltinController {
   const clock = opts.clock ?? realClock;
@@ -60,7 +57,7 @@ export function createCsrSigner(opts: CsrSignerOptions): BuiltinController {
       return false;
     }
     if (d.action === 'fail') {
-      const next = withStatus(csr, { ...statusOf(csr), conditions: [...conditionsOf(csr), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: d.message, lastUpdateTime: rfc3339(now), lastTransitionTime: rfc3339(now) }] });
+      const next = withStatus(csr, { ...statusOf(csr), conditions: [...conditionsOf(csr), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: d.message, lastUpdateTime: rfc3339(new Date(now)), lastTransitionTime: rfc3339(new Date(now)) }] });
       return write(key, cur.revision, next, name, 'failed', { message: d.message });
     }
     const certPem = await issueCertificate({

@@ -6,6 +6,7 @@
 //   /approval   only status.conditions is taken from the body
 //   /status     status from the body, spec from storage; Approved/Denied may not be added or removed
 
+import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject } from '../../api/meta.js';
 import type { FieldError } from '../http/errors.js';
 import type { ResourceStrategy, StrategyContext } from '../registry/types.js';
@@ -21,19 +22,15 @@ import {
   type CsrCondition,
 } from './csr-validation.js';
 
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** Missing lastUpdateTime → now; missing lastTransitionTime → kept from the same type+status, else now. */
 export function populateConditionTimestamps(conds: CsrCondition[], oldConds: CsrCondition[], now: number): CsrCondition[] {
   return conds.map((c) => {
     if (typeof c !== 'object' || c === null) return c;
     const out = { ...c };
-    if (!out.lastUpdateTime) out.lastUpdateTime = rfc3339(now);
+    if (!out.lastUpdateTime) out.lastUpdateTime = rfc3339(new Date(now));
     if (!out.lastTransitionTime) {
       const prev = oldConds.find((o) => o.type === out.type && o.status === out.status && o.lastTransitionTime);
-      out.lastTransitionTime = prev?.lastTransitionTime ?? rfc3339(now);
+      out.lastTransitionTime = prev?.lastTransitionTime ?? rfc3339(new Date(now));
     }
     return out;
   });

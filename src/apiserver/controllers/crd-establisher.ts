@@ -1,12 +1,12 @@
 // CRD lifecycle (§12.2): names check → NamesAccepted/Established → served; on deletion the
 // custom resources are deleted, then the cleanup finalizer is removed.
 
+import { rfc3339 } from '../../api/conditions.js';
 import type { Condition, KubeObject } from '../../api/meta.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { crdResource, crdSpec, CRD_CLEANUP_FINALIZER, CRD_GROUP, type CrdSpec } from '../registry/crd-resource.js';
 import { customResource, type SchemaOps } from '../registry/custom-resource.js';
-import { rfc3339 } from '../registry/object-meta.js';
 import type { RegistryContext, RequestScope } from '../registry/rest-context.js';
 import { deleteObject } from '../registry/rest-deletes.js';
 import { loadCurrent, updateObject } from '../registry/rest-writes.js';
@@ -72,7 +72,7 @@ export function startCrdEstablisher(o: CrdEstablisherOptions): void {
     }
     const crd = stored.object;
     const spec = crdSpec(crd);
-    const now = rfc3339(o.clock.now());
+    const now = rfc3339(new Date(o.clock.now()));
     const status = { ...((crd.status as Record<string, unknown> | undefined) ?? {}) };
     let conds = Array.isArray(status.conditions) ? [...(status.conditions as Condition[])] : [];
     if (crd.metadata.deletionTimestamp) {

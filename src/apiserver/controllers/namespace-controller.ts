@@ -2,11 +2,11 @@
 // `kube-root-ca.crt` ConfigMap; for terminating ones, delete their content, then remove the
 // `kubernetes` finalizer (the namespace is removed once no finalizer is left).
 
+import { rfc3339 } from '../../api/conditions.js';
 import type { Condition, KubeObject } from '../../api/meta.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { ApiError } from '../http/errors.js';
-import { rfc3339 } from '../registry/object-meta.js';
 import type { RegistryContext, RequestScope } from '../registry/rest-context.js';
 import { deleteObject } from '../registry/rest-deletes.js';
 import { createObject, loadCurrent, updateObject } from '../registry/rest-writes.js';
@@ -98,7 +98,7 @@ export function startNamespaceController(o: NamespaceControllerOptions): void {
         }
       }
     }
-    const now = rfc3339(o.clock.now());
+    const now = rfc3339(new Date(o.clock.now()));
     const falseCond = (type: string, reason: string, message: string): Condition => ({ type, status: 'False', reason, message, lastTransitionTime: now });
     const conds: Condition[] = [
       falseCond('NamespaceDeletionDiscoveryFailure', 'ResourcesDiscovered', 'All resources successfully discovered'),

@@ -3,8 +3,9 @@
 
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { ACCEPTED_BODY, mediaType } from './negotiate.js';
+import { errorMessage } from '../../util/errors.js';
 import { errors } from './errors.js';
+import { ACCEPTED_BODY, mediaType } from './negotiate.js';
 import { jsonTextTooDeep, nestingDepthMessage, valueTooDeep } from './json-depth.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -53,7 +54,7 @@ export function decodeObjectBody(buf: Buffer, contentType: string | undefined, o
     try {
       return JSON.parse(text) as unknown;
     } catch (err) {
-      throw errors.badRequest(`the object provided is unrecognized (unable to decode JSON: ${err instanceof Error ? err.message : String(err)})`);
+      throw errors.badRequest(`the object provided is unrecognized (unable to decode JSON: ${errorMessage(err)})`);
     }
   }
   if (opts.yamlAllowed && (mt === 'application/yaml' || mt === 'application/apply-patch+yaml')) {
@@ -61,7 +62,7 @@ export function decodeObjectBody(buf: Buffer, contentType: string | undefined, o
     try {
       doc = parseYaml(text) as unknown;
     } catch (err) {
-      throw errors.badRequest(`the object provided is unrecognized (unable to decode YAML: ${err instanceof Error ? err.message : String(err)})`);
+      throw errors.badRequest(`the object provided is unrecognized (unable to decode YAML: ${errorMessage(err)})`);
     }
     if (valueTooDeep(doc)) throw errors.badRequest(`the object provided is unrecognized (unable to decode YAML: ${nestingDepthMessage()})`);
     return doc;

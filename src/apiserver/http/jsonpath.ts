@@ -1,5 +1,7 @@
 // Minimal JSONPath for printer columns: `.a.b`, `[n]`, `[*]`, `[?(@.k=="v")]`. Pure.
 
+import { isPlainObject } from '../../util/merge-patch.js';
+
 type Step = { kind: 'field'; name: string } | { kind: 'index'; index: number } | { kind: 'all' } | { kind: 'filter'; path: string[]; value: string };
 
 export function parseJsonPath(expr: string): Step[] {
@@ -57,8 +59,8 @@ export function evalJsonPath(root: unknown, steps: Step[]): unknown[] {
     const next: unknown[] = [];
     for (const v of cur) {
       if (st.kind === 'field') {
-        if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-          const x = (v as Record<string, unknown>)[st.name];
+        if (isPlainObject(v)) {
+          const x = v[st.name];
           if (x !== undefined) next.push(x);
         }
       } else if (!Array.isArray(v)) {

@@ -2,13 +2,14 @@
 // the update path, where metadata.resourceVersion/uid carried by the patch act as preconditions.
 // Server-side apply of a missing object creates it (201).
 
+import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject } from '../../api/meta.js';
+import { errorMessage } from '../../util/errors.js';
 import { applyPatch, patchMediaType, APPLY_PATCH, BUILTIN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES } from '../patch/index.js';
 import type { JSONSchemaProps } from '../registry/schema/types.js';
 import type { RequestScope } from '../registry/rest-context.js';
 import { createObject, updateObject, whenStored } from '../registry/rest-writes.js';
 import { keyOf, toWire } from '../registry/versions.js';
-import { rfc3339 } from '../registry/object-meta.js';
 import { readBody } from './body.js';
 import { errors } from './errors.js';
 import { sendObject, type OutputContext } from './output.js';
@@ -31,7 +32,7 @@ export async function handlePatch(ctx: ServerContext, p: PatchRequest): Promise<
   try {
     force = parseBool(query.get('force'), 'force');
   } catch (err) {
-    throw errors.badRequest(err instanceof Error ? err.message : String(err));
+    throw errors.badRequest(errorMessage(err));
   }
   const body = await readBody(p.req, ctx.maxBodyBytes);
   const name = p.info.pathName;
@@ -55,7 +56,7 @@ export async function handlePatch(ctx: ServerContext, p: PatchRequest): Promise<
     ...(fieldManager !== undefined ? { fieldManager } : {}),
     ...(force !== undefined ? { force } : {}),
     ...(schema ? { schema } : {}),
-    now: rfc3339(ctx.regCtx.now()),
+    now: rfc3339(new Date(ctx.regCtx.now())),
     ...(p.subresource ? { subresource: p.subresource } : {}),
   });
   const obj: KubeObject = checkTypeMeta(patched, served, version);

@@ -15,7 +15,8 @@ import type { ServerResponse } from 'node:http';
 import type { KubeObject, WatchEventType } from '../../api/meta.js';
 import type { Logger } from '../../util/logger.js';
 import { StoreCompactedError, type Store, type StoreEvent, type WatchSubscription } from '../storage/types.js';
-import { ApiError, errors } from './errors.js';
+import { errors, type ApiError } from './errors.js';
+import { toApiError } from './respond.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -52,6 +53,12 @@ export interface WatchRequest {
 export interface ActiveWatch {
   /** End the stream now (server shutdown). */
   close(): void;
+}
+
+/** The Status a watch ends with when starting it fails: a compacted revision is a 410 Expired. */
+function setupError(err: unknown): ApiError {
+  if (err instanceof StoreCompactedError) return errors.tooOldResourceVersion(err.requested, err.compacted);
+  return toApiError(err);
 }
 
 export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
@@ -158,10 +165,9 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
           try {
             start();
           } catch (err) {
-            if (err instanceof StoreCompactedError) sendError(errors.tooOldResourceVersion(err.requested, err.compacted));
-            else sendError(errors.internal(err instanceof Error ? err.message : String(err), err));
+            sendError(setupError(err));
           }
-        }, (err: unknown) => sendError(errors.internal(err instanceof Error ? err.message : String(err), err)));
+        }, (err: unknown) => sendError(setupError(err)));
       }
     } else {
       const current = w.store.currentRevision();
@@ -181,8 +187,7 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
       }
     }
   } catch (err) {
-    if (err instanceof StoreCompactedError) sendError(errors.tooOldResourceVersion(err.requested, err.compacted));
-    else sendError(err instanceof ApiError ? err : errors.internal(err instanceof Error ? err.message : String(err), err));
+    sendError(setupError(err));
     return { close: () => end('server shutdown') };
   }
 

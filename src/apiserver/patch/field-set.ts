@@ -5,7 +5,8 @@
 
 import { ApiError } from '../http/errors.js';
 import { listKindOf, memberType, type ApplyType } from './apply-types.js';
-import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from './json.js';
+import { isPlainObject, jsonEqual } from '../../util/merge-patch.js';
+import type { JsonObject, JsonValue } from './json.js';
 
 export type FieldPath = string[];
 
@@ -114,11 +115,11 @@ function step(cur: JsonValue, el: string): { value: JsonValue; index?: number } 
 function findIndex(list: JsonValue[], el: string): number {
   if (el.startsWith('k:')) {
     const kv = JSON.parse(el.slice(2)) as JsonObject;
-    return list.findIndex((x) => isPlainObject(x) && Object.entries(kv).every(([k, v]) => deepEqual(x[k], v)));
+    return list.findIndex((x) => isPlainObject(x) && Object.entries(kv).every(([k, v]) => jsonEqual(x[k], v)));
   }
   if (el.startsWith('v:')) {
     const v = JSON.parse(el.slice(2)) as JsonValue;
-    return list.findIndex((x) => deepEqual(x, v));
+    return list.findIndex((x) => jsonEqual(x, v));
   }
   if (el.startsWith('i:')) {
     const i = Number(el.slice(2));

@@ -4,12 +4,14 @@
 
 import { parse as parseYaml } from 'yaml';
 import type { KubeObject } from '../../api/meta.js';
+import { errorMessage } from '../../util/errors.js';
+import { isPlainObject } from '../../util/merge-patch.js';
 import { ApiError, errors, fieldErrors, type FieldError } from '../http/errors.js';
 import { nestingDepthMessage, valueTooDeep } from '../http/json-depth.js';
 import type { JSONSchemaProps } from '../registry/schema/types.js';
 import { applyTypeFromFieldMeta, applyTypeFromSchema, type ApplyType } from './apply-types.js';
 import { applyJsonPatch, decodeJsonPatch } from './json-patch.js';
-import { isPlainObject, parseJson, type JsonObject, type JsonValue } from './json.js';
+import { parseJson, type JsonObject, type JsonValue } from './json.js';
 import { builtinFieldMeta } from './merge-keys.js';
 import { applyMergePatch, decodeMergePatch } from './merge-patch.js';
 import { serverSideApply, updateManagedFields } from './server-side-apply.js';
@@ -92,12 +94,12 @@ function decodeApplyBody(body: string): JsonObject {
     try {
       doc = parseYaml(body) as unknown;
     } catch (e) {
-      throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
+      throw errors.badRequest(`error decoding YAML: ${errorMessage(e)}`);
     }
     if (valueTooDeep(doc)) throw errors.badRequest(`error decoding YAML: ${nestingDepthMessage()}`);
   }
   if (!isPlainObject(doc)) throw errors.badRequest('error decoding YAML: the applied configuration must be an object');
-  return doc;
+  return doc as JsonObject; // parsed JSON or YAML holds JSON values only
 }
 
 /**

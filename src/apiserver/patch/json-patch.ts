@@ -3,9 +3,11 @@
 // (message = the patch error text, worded like the evanphx/json-patch library kube-apiserver uses),
 // more than 10 000 operations → 413.
 
+import { errorMessage } from '../../util/errors.js';
+import { isPlainObject, jsonEqual } from '../../util/merge-patch.js';
 import { ApiError, errors } from '../http/errors.js';
 import { jsonTextTooDeep, nestingDepthMessage } from '../http/json-depth.js';
-import { deepEqual, isPlainObject, type JsonValue } from './json.js';
+import type { JsonValue } from './json.js';
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
@@ -25,7 +27,7 @@ export function decodeJsonPatch(body: string): JsonPatchOperation[] {
   try {
     doc = JSON.parse(body);
   } catch (e) {
-    throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
+    throw errors.badRequest(`error decoding patch: ${errorMessage(e)}`);
   }
   if (!Array.isArray(doc)) {
     throw errors.badRequest(`json: cannot unmarshal ${jsonKind(doc)} into Go value of type jsonpatch.Patch`);
@@ -197,7 +199,7 @@ export function applyJsonPatch(doc: JsonValue, ops: JsonPatchOperation[]): JsonV
       }
       case 'test': {
         const v = get(cur, op.path, 'test');
-        if (!deepEqual(v, op.value as JsonValue)) throw unprocessable(`testing value ${op.path} failed: test failed`);
+        if (!jsonEqual(v, op.value as JsonValue)) throw unprocessable(`testing value ${op.path} failed: test failed`);
         break;
       }
     }

@@ -2,7 +2,8 @@
 // and scalars replace wholesale. A patch whose top level is not an object is rejected (400).
 
 import { errors } from '../http/errors.js';
-import { deepEqual, isPlainObject, parseJson, type JsonObject, type JsonValue } from './json.js';
+import { isPlainObject, jsonEqual } from '../../util/merge-patch.js';
+import { parseJson, type JsonObject, type JsonValue } from './json.js';
 
 /** Decodes a merge patch body; throws 400 when it is not JSON or not an object. */
 export function decodeMergePatch(body: string | Buffer): JsonObject {
@@ -37,7 +38,7 @@ export function createMergePatch(from: JsonValue, to: JsonValue): JsonValue {
     } else if (isPlainObject(old) && isPlainObject(v)) {
       const sub = createMergePatch(old, v);
       if (isPlainObject(sub) && Object.keys(sub).length > 0) out[k] = sub;
-    } else if (!deepEqual(old, v)) {
+    } else if (!jsonEqual(old, v)) {
       out[k] = structuredClone(v);
     }
   }

@@ -10,7 +10,8 @@ import {
   difference, fieldSetOf, fromFieldsV1, getAt, intersection, keyElement, newFieldSet, pathString, removeAt, toFieldsV1, union,
   type FieldPath, type FieldSet,
 } from './field-set.js';
-import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from './json.js';
+import { isPlainObject, jsonEqual } from '../../util/merge-patch.js';
+import type { JsonObject, JsonValue } from './json.js';
 
 export interface ServerSideApplyOptions {
   /** The stored object, or undefined to create. */
@@ -71,7 +72,7 @@ function differsAt(a: JsonValue, b: JsonValue, p: FieldPath): boolean {
   if (x.found !== y.found) return true;
   const last = p[p.length - 1] ?? '';
   if (last.startsWith('k:') || last.startsWith('v:')) return false;
-  return !deepEqual(x.value, y.value);
+  return !jsonEqual(x.value, y.value);
 }
 
 /** Merges an applied configuration into a live value following the type information. */
@@ -98,7 +99,7 @@ export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, ty
     }
     if (lk.type === 'set') {
       const out = [...live];
-      for (const item of applied) if (!out.some((x) => deepEqual(x, item))) out.push(structuredClone(item));
+      for (const item of applied) if (!out.some((x) => jsonEqual(x, item))) out.push(structuredClone(item));
       return out;
     }
   }
@@ -169,7 +170,7 @@ export function serverSideApply(o: ServerSideApplyOptions): KubeObject {
   if (conflicts.length > 0 && !o.force) throw applyConflictError(conflicts);
 
   for (const c of conflicts) others.find((e) => e.entry === c.manager)?.set.delete(c.key);
-  const unchanged = mine !== undefined && deepEqual(merged, live) && setsEqual(mine.set, configSet);
+  const unchanged = mine !== undefined && jsonEqual(merged, live) && setsEqual(mine.set, configSet);
   const time = unchanged ? (mine.entry.time ?? o.time) : o.time;
   const myEntry: OwnedEntry = {
     entry: {
@@ -217,7 +218,7 @@ export function updateManagedFields(o: UpdateManagedFieldsOptions): ManagedField
   const sub = o.subresource ?? '';
   const sent = o.after.metadata?.managedFields;
   if (Array.isArray(sent) && sent.length === 0 && (o.before?.metadata?.managedFields?.length ?? 0) > 0) return [];
-  const base = Array.isArray(sent) && !deepEqual(sent, o.before?.metadata?.managedFields ?? undefined) ? o.after : o.before;
+  const base = Array.isArray(sent) && !jsonEqual(sent, o.before?.metadata?.managedFields ?? undefined) ? o.after : o.before;
   const entries = readEntries(base);
   const beforeVal = (o.before ?? { metadata: {} }) as unknown as JsonObject;
   const afterVal = o.after as unknown as JsonObject;

@@ -3,7 +3,8 @@
 // `$setElementOrder/<f>` directives, driven by the field table in merge-keys.ts.
 
 import { errors } from '../http/errors.js';
-import { deepEqual, isPlainObject, type JsonObject, type JsonValue } from './json.js';
+import { isPlainObject, jsonEqual } from '../../util/merge-patch.js';
+import type { JsonObject, JsonValue } from './json.js';
 import type { FieldMeta } from './merge-keys.js';
 
 const PATCH = '$patch';
@@ -52,7 +53,7 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, meta: Fie
       const field = k.slice(DELETE_FROM.length);
       if (!Array.isArray(v)) throw errors.badRequest(`invalid patch format for primitive list ${field}: ${JSON.stringify(v)}`);
       const cur = out[field];
-      if (Array.isArray(cur)) out[field] = cur.filter((x) => !v.some((d) => deepEqual(d, x)));
+      if (Array.isArray(cur)) out[field] = cur.filter((x) => !v.some((d) => jsonEqual(d, x)));
     }
   }
   for (const [k, v] of Object.entries(patch)) {
@@ -98,7 +99,7 @@ function mergePrimitiveList(original: JsonValue[], patch: JsonValue[]): JsonValu
   const out = [...original];
   for (const x of patch) {
     if (isPlainObject(x) || Array.isArray(x)) throw errors.badRequest(`invalid patch format for primitive list: ${JSON.stringify(patch)}`);
-    if (!out.some((o) => deepEqual(o, x))) out.push(x);
+    if (!out.some((o) => jsonEqual(o, x))) out.push(x);
   }
   return out;
 }
@@ -113,7 +114,7 @@ function mergeKeyedList(original: JsonValue[], patch: JsonValue[], key: string, 
   for (const p of patch) {
     if (!isPlainObject(p)) throw errors.badRequest(`invalid patch format for list with merge key ${key}: ${JSON.stringify(p)}`);
     if (!(key in p)) throw errors.badRequest(`map: ${JSON.stringify(p)} does not contain declared merge key: ${key}`);
-    const idx = out.findIndex((o) => isPlainObject(o) && deepEqual(o[key], p[key]));
+    const idx = out.findIndex((o) => isPlainObject(o) && jsonEqual(o[key], p[key]));
     if (p[PATCH] === 'delete') {
       if (idx >= 0) out.splice(idx, 1);
       continue;
@@ -135,7 +136,7 @@ function applyOrder(list: JsonValue[], order: JsonValue[], key: string | undefin
   const ident = (x: JsonValue): JsonValue => (key && isPlainObject(x) ? (x[key] ?? null) : x);
   const wanted = order.map((o) => (key && isPlainObject(o) ? (o[key] ?? null) : o));
   const rank = (x: JsonValue): number => {
-    const i = wanted.findIndex((w) => deepEqual(w, ident(x)));
+    const i = wanted.findIndex((w) => jsonEqual(w, ident(x)));
     return i < 0 ? wanted.length : i;
   };
   return list.map((x, i) => ({ x, i, r: rank(x) })).sort((a, b) => a.r - b.r || a.i - b.i).map((e) => e.x);

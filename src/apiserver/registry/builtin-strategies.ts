@@ -2,17 +2,14 @@
 // the validation rules beyond ObjectMeta.
 
 import type { KubeObject } from '../../api/meta.js';
+import { asPlainObject } from '../../util/merge-patch.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 import type { ResourceStrategy } from './types.js';
 
 const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
 
-function record(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-}
-
 function validateDataKeys(obj: KubeObject, field: string): FieldError[] {
-  const m = record(obj[field]);
+  const m = asPlainObject(obj[field]);
   if (obj[field] !== undefined && obj[field] !== null && !m) return [fieldErrors.typeInvalid(field, obj[field], 'must be a map')];
   const errs: FieldError[] = [];
   for (const k of Object.keys(m ?? {})) {
@@ -44,7 +41,7 @@ export const secretStrategy: ResourceStrategy = {
   },
   validate(obj, old) {
     const errs = validateDataKeys(obj, 'data');
-    const data = record(obj.data) ?? {};
+    const data = asPlainObject(obj.data) ?? {};
     let size = 0;
     for (const [k, v] of Object.entries(data)) {
       if (typeof v !== 'string') errs.push(fieldErrors.typeInvalid(`data[${k}]`, v, 'must be a base64 string'));
@@ -58,9 +55,9 @@ export const secretStrategy: ResourceStrategy = {
 };
 
 function foldStringData(obj: KubeObject): void {
-  const sd = record(obj.stringData);
+  const sd = asPlainObject(obj.stringData);
   if (sd) {
-    const data = { ...(record(obj.data) ?? {}) };
+    const data = { ...(asPlainObject(obj.data) ?? {}) };
     for (const [k, v] of Object.entries(sd)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
     obj.data = data;
   }
@@ -70,8 +67,8 @@ function foldStringData(obj: KubeObject): void {
 export const configMapStrategy: ResourceStrategy = {
   validate(obj, old) {
     const errs = [...validateDataKeys(obj, 'data'), ...validateDataKeys(obj, 'binaryData')];
-    const data = record(obj.data) ?? {};
-    const bin = record(obj.binaryData) ?? {};
+    const data = asPlainObject(obj.data) ?? {};
+    const bin = asPlainObject(obj.binaryData) ?? {};
     for (const [k, v] of Object.entries(data)) {
       if (typeof v !== 'string') errs.push(fieldErrors.typeInvalid(`data[${k}]`, v, 'must be a string'));
       if (k in bin) errs.push(fieldErrors.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
@@ -90,7 +87,7 @@ function namespaceDefaults(obj: KubeObject): void {
 
 export const namespaceStrategy: ResourceStrategy = {
   prepareForCreate(obj) {
-    const spec = record(obj.spec) ?? {};
+    const spec = asPlainObject(obj.spec) ?? {};
     if (!Array.isArray(spec.finalizers)) spec.finalizers = ['kubernetes'];
     obj.spec = spec;
     obj.status = { phase: 'Active' };
@@ -99,9 +96,9 @@ export const namespaceStrategy: ResourceStrategy = {
   prepareForUpdate(obj, old, ctx) {
     if (ctx.subresource === 'finalize') {
       // Only spec.finalizers changes through /finalize.
-      const finalizers = record(obj.spec)?.finalizers;
+      const finalizers = asPlainObject(obj.spec)?.finalizers;
       const next = structuredClone(old);
-      next.spec = { ...(record(old.spec) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
+      next.spec = { ...(asPlainObject(old.spec) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
       for (const k of Object.keys(obj)) delete obj[k];
       Object.assign(obj, next);
       return;
@@ -114,7 +111,7 @@ export const namespaceStrategy: ResourceStrategy = {
   },
   validate(obj) {
     const errs: FieldError[] = [];
-    const fin = record(obj.spec)?.finalizers;
+    const fin = asPlainObject(obj.spec)?.finalizers;
     if (fin !== undefined && (!Array.isArray(fin) || !fin.every((f) => typeof f === 'string'))) {
       errs.push(fieldErrors.typeInvalid('spec.finalizers', fin, 'must be a list of strings'));
     }
@@ -132,7 +129,7 @@ function int32NonNegative(spec: Record<string, unknown>, field: string, errs: Fi
 export const leaseStrategy: ResourceStrategy = {
   validate(obj) {
     const errs: FieldError[] = [];
-    const spec = record(obj.spec) ?? {};
+    const spec = asPlainObject(obj.spec) ?? {};
     int32NonNegative(spec, 'leaseDurationSeconds', errs);
     int32NonNegative(spec, 'leaseTransitions', errs);
     return errs;

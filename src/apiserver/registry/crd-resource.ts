@@ -2,6 +2,7 @@
 // the cleanup finalizer, storedVersions.
 
 import type { KubeObject } from '../../api/meta.js';
+import { asPlainObject } from '../../util/merge-patch.js';
 import { FULL_VERBS } from './builtin-resources.js';
 import { builtinSchema } from './builtin-schemas.js';
 import { crdWarnings, validateCustomResourceDefinition } from './schema/index.js';
@@ -37,34 +38,30 @@ export interface CrdSpec {
   preserveUnknownFields?: boolean;
 }
 
-function rec(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-}
-
 export function crdSpec(obj: KubeObject): CrdSpec {
   return obj.spec as CrdSpec;
 }
 
 function applyDefaults(obj: KubeObject): void {
-  const spec = rec(obj.spec);
+  const spec = asPlainObject(obj.spec);
   if (!spec) return;
-  const names = rec(spec.names);
+  const names = asPlainObject(spec.names);
   if (names && typeof names.kind === 'string') {
     if (!names.singular) names.singular = names.kind.toLowerCase();
     if (!names.listKind) names.listKind = `${names.kind}List`;
   }
-  const conv = rec(spec.conversion) ?? {};
+  const conv = asPlainObject(spec.conversion) ?? {};
   if (!conv.strategy) conv.strategy = 'None';
   spec.conversion = conv;
   if (Array.isArray(spec.versions)) {
     for (const v of spec.versions as Record<string, unknown>[]) {
-      if (rec(v) && v.served === undefined) v.served = true;
+      if (asPlainObject(v) && v.served === undefined) v.served = true;
     }
   }
 }
 
 function storageVersionOf(obj: KubeObject): string | undefined {
-  const versions = (rec(obj.spec)?.versions ?? []) as CrdVersion[];
+  const versions = (asPlainObject(obj.spec)?.versions ?? []) as CrdVersion[];
   return Array.isArray(versions) ? versions.find((v) => v?.storage === true)?.name : undefined;
 }
 
@@ -84,7 +81,7 @@ export function crdStrategy(): ResourceStrategy {
         applyDefaults(obj);
         ctx.warnings?.push(...crdWarnings(obj));
         const sv = storageVersionOf(obj);
-        const status = rec(obj.status) ?? {};
+        const status = asPlainObject(obj.status) ?? {};
         const stored = Array.isArray(status.storedVersions) ? [...(status.storedVersions as string[])] : [];
         if (sv && !stored.includes(sv)) stored.push(sv);
         obj.status = { ...status, storedVersions: stored };

@@ -1,6 +1,7 @@
 // ObjectMeta rules (§5): name formats, label/annotation/finalizer validation. Pure functions.
 
 import type { KubeObject, ObjectMeta } from '../../api/meta.js';
+import { isPlainObject } from '../../util/merge-patch.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -12,9 +13,6 @@ const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 export const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 export const SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
-export function isDns1123Label(s: string): boolean {
-  return s.length <= 63 && DNS1123_LABEL.test(s);
-}
 export function isDns1123Subdomain(s: string): boolean {
   return s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
 }
@@ -63,7 +61,7 @@ export function labelValueProblem(v: string): string | undefined {
 }
 
 function isStringMap(v: unknown): v is Record<string, string> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+  return isPlainObject(v) && Object.values(v).every((x) => typeof x === 'string');
 }
 
 /** Validates labels, annotations, finalizers and ownerReferences shapes. */
@@ -123,32 +121,6 @@ export function generateName(prefix: string, random: () => number): string {
   let out = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
   for (let i = 0; i < 5; i++) out += GENERATE_ALPHABET[Math.floor(random() * GENERATE_ALPHABET.length)];
   return out;
-}
-
-/** RFC 3339 with seconds precision, UTC. */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
-
-/** Deep structural equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  return ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && jsonEqual(ao[k], bo[k]));
-}
-
-export function deepCopy<T>(v: T): T {
-  return structuredClone(v);
 }
 
 /** Fields outside metadata (and outside status when the status subresource exists). */

@@ -1,8 +1,8 @@
 // Delete (§6.4) and the namespace protections of §11.
 
+import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject, Status } from '../../api/meta.js';
 import { errors } from '../http/errors.js';
-import { rfc3339 } from './object-meta.js';
 import { qr, runAdmission, translateStoreError, type RegistryContext, type RequestScope } from './rest-context.js';
 import { loadCurrent } from './rest-writes.js';
 import { keyOf } from './versions.js';
@@ -54,7 +54,7 @@ export function deleteObject(ctx: RegistryContext, scope: RequestScope, name: st
     if (hasPendingFinalizers(obj)) {
       if (obj.metadata.deletionTimestamp) return { kind: 'pending', object: obj };
       const next = structuredClone(obj);
-      next.metadata.deletionTimestamp = rfc3339(ctx.now());
+      next.metadata.deletionTimestamp = rfc3339(new Date(ctx.now()));
       next.metadata.deletionGracePeriodSeconds = 0;
       if ((next.metadata.generation ?? 0) > 0) next.metadata.generation = (next.metadata.generation ?? 0) + 1;
       if (next.kind === 'Namespace') next.status = { ...((next.status as object | undefined) ?? {}), phase: 'Terminating' };

@@ -1,11 +1,13 @@
 // Create and update (§6.1, §6.2, §8): metadata rules, strategies, admission, no-op suppression,
 // finalizer-driven removal. Objects passed in are in wire form; results are storage form.
 
+import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject, ObjectMeta } from '../../api/meta.js';
+import { jsonEqual } from '../../util/merge-patch.js';
 import { ApiError, errors, fieldErrors, type FieldError } from '../http/errors.js';
 import { MAX_NESTING_DEPTH, nestingDepthMessage, valueTooDeep } from '../http/json-depth.js';
 import type { StoredObject } from '../storage/types.js';
-import { generateName, jsonEqual, rfc3339, specPart, validateMetaFields, validateName } from './object-meta.js';
+import { generateName, specPart, validateMetaFields, validateName } from './object-meta.js';
 import {
   invalid, qr, runAdmission, translateStoreError, type RegistryContext, type RequestScope,
 } from './rest-context.js';
@@ -124,7 +126,7 @@ export function createObject(ctx: RegistryContext, scope: RequestScope, body: Ku
   if (!nameGiven && meta.generateName) meta.name = generateName(meta.generateName, ctx.random);
   checkNamespaceForCreate(ctx, scope, meta.name ?? meta.generateName ?? '');
   meta.uid = ctx.uuid();
-  meta.creationTimestamp = rfc3339(ctx.now());
+  meta.creationTimestamp = rfc3339(new Date(ctx.now()));
   if (served.tracksGeneration) meta.generation = 1;
   runAdmission(ctx, scope, 'CREATE', '', meta.name ?? '', obj, undefined, 'mutate');
   checkObjectSize(scope, obj);

@@ -1,6 +1,7 @@
 // CSRApprovingController: auto-approves agent certificate renewals (after a
 // SubjectAccessReview for `renew`) and, under ManagedClusterAutoApproval, CSRs of listed bootstrap users.
 
+import { rfc3339 } from '../../api/conditions.js';
 import { reasons, names, GROUP_REGISTER } from '../../api/constants.js';
 import type { CertificateSigningRequest, SubjectAccessReview } from '../../api/core.js';
 import { resourceTypes } from '../../client/resource-types.js';
@@ -36,7 +37,7 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
 
   async function approve(csr: CertificateSigningRequest, signal: AbortSignal): Promise<void> {
     const next = structuredClone(csr);
-    const now = new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = rfc3339(new Date(clock.now()));
     next.status = {
       ...(next.status ?? {}),
       conditions: [

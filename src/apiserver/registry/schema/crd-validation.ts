@@ -4,6 +4,7 @@
 // `CustomResourceDefinition.apiextensions.k8s.io "<name>"`.
 
 import type { KubeObject } from '../../../api/meta.js';
+import { asPlainObject } from '../../../util/merge-patch.js';
 import { fieldErrors, type FieldError } from '../../http/errors.js';
 import { compilePattern } from './patterns.js';
 import { validateSchema } from './structural-schema.js';
@@ -21,7 +22,7 @@ const PRINTER_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
 type Rec = Record<string, unknown>;
 
 function rec(v: unknown): Rec {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : {};
+  return asPlainObject(v) ?? {};
 }
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;

@@ -4,18 +4,15 @@
 // kube-apiserver's PruneNonNullableNullsWithoutDefaults does). Junctors (anyOf/allOf/oneOf/not) are
 // not descended. Mutates and returns `value`.
 
+import { isPlainObject } from '../../../util/merge-patch.js';
 import type { JSONSchemaProps } from './types.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function applyDefaults(schema: JSONSchemaProps, value: unknown): unknown {
   if (Array.isArray(value)) {
     if (schema.items) value.forEach((item, i) => { value[i] = applyDefaults(schema.items as JSONSchemaProps, item); });
     return value;
   }
-  if (!isObject(value)) return value;
+  if (!isPlainObject(value)) return value;
   const required = new Set(schema.required ?? []);
   for (const [k, prop] of Object.entries(schema.properties ?? {})) {
     const has = Object.prototype.hasOwnProperty.call(value, k);

@@ -4,6 +4,7 @@
 // would let one crafted string stall the server; an RE2 engine cannot be made to do that.
 
 import { RE2JS } from 're2js';
+import { errorMessage } from '../../../util/errors.js';
 import type { JSONSchemaProps } from './types.js';
 
 export type CompiledPattern =
@@ -16,7 +17,7 @@ export function compilePattern(pattern: string): CompiledPattern {
     const re = RE2JS.compile(pattern);
     return { ok: true, test: (value) => re.test(value) };
   } catch (err) {
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    return { ok: false, error: errorMessage(err) };
   }
 }
 

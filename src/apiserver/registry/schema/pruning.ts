@@ -4,6 +4,7 @@
 // kept and `metadata` is reduced to ObjectMeta fields; embedded resources keep their own
 // `apiVersion`, `kind`, `metadata`. Mutates `value` and returns the pruned paths.
 
+import { isPlainObject } from '../../../util/merge-patch.js';
 import { childPath } from './structural-schema.js';
 import type { JSONSchemaProps } from './types.js';
 
@@ -13,10 +14,6 @@ const OBJECT_META_FIELDS = new Set([
 ]);
 const RESOURCE_FIELDS = ['apiVersion', 'kind', 'metadata'];
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Prunes a whole custom resource; returns the removed field paths (`spec.foo`, `metadata.bar`). */
 export function pruneObject(schema: JSONSchemaProps, obj: Record<string, unknown>): string[] {
   const pruned: string[] = [];
@@ -25,7 +22,7 @@ export function pruneObject(schema: JSONSchemaProps, obj: Record<string, unknown
 }
 
 function pruneMetadata(meta: unknown, path: string, pruned: string[]): void {
-  if (!isObject(meta)) return;
+  if (!isPlainObject(meta)) return;
   for (const k of Object.keys(meta)) {
     if (!OBJECT_META_FIELDS.has(k)) {
       delete meta[k];
@@ -39,7 +36,7 @@ function pruneNode(s: JSONSchemaProps, v: unknown, path: string, pruned: string[
     if (s.items) v.forEach((item, i) => pruneNode(s.items as JSONSchemaProps, item, `${path}[${i}]`, pruned, false));
     return;
   }
-  if (!isObject(v)) return;
+  if (!isPlainObject(v)) return;
   const resource = isResource || s['x-kubernetes-embedded-resource'] === true;
   if (resource) pruneMetadata(v['metadata'], childPath(path, 'metadata'), pruned);
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;

@@ -3,6 +3,7 @@
 // spec.x in body must be of type integer: "string"`). `x-kubernetes-validations` (CEL) is NOT
 // evaluated: the rules are accepted and skipped (spec §12.4, §20.4).
 
+import { isPlainObject } from '../../../util/merge-patch.js';
 import { fieldErrors, type FieldError } from '../../http/errors.js';
 import { checkFormat } from './formats.js';
 import { createPatternCache, type PatternCache } from './patterns.js';
@@ -37,7 +38,7 @@ function typeName(v: unknown): string {
 
 function typeMatches(type: string, v: unknown): boolean {
   switch (type) {
-    case 'object': return typeof v === 'object' && v !== null && !Array.isArray(v);
+    case 'object': return isPlainObject(v);
     case 'array': return Array.isArray(v);
     case 'string': return typeof v === 'string';
     case 'integer': return typeof v === 'number' && Number.isInteger(v);
