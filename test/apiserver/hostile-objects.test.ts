@@ -153,7 +153,7 @@ describe('apiserver hostile objects', () => {
     const big = 'x'.repeat(1600 * 1024);
     assertStatus(await raw.request('PUT', `${CM}/grows`, { body: { metadata: { name: 'grows' }, data: { a: big } } }), 413, 'RequestEntityTooLarge');
     assertStatus(await raw.request('PATCH', `${CM}/grows`, { body: { data: { a: big } }, headers: { 'content-type': 'application/merge-patch+json' } }), 413, 'RequestEntityTooLarge');
-    assert.equal((srv.store.get('/core/configmaps/default/grows')?.object as { data: { a: string } }).data.a, 'small');
+    assert.equal((srv.store.get('/core/configmaps/default/grows')?.object as unknown as { data: { a: string } }).data.a, 'small');
     const status = await raw.request('PUT', '/api/v1/nodes/n1/status', { body: { metadata: { name: 'n1' }, status: { capacity: { huge: big } } } });
     assertStatus(status, 413, 'RequestEntityTooLarge');
   });

@@ -75,7 +75,7 @@ describe('RBAC escalation prevention', () => {
       [CRB, binding('ClusterRoleBinding', 'escalator-escalate', 'ClusterRole', 'escalate-clusterroles', 'escalator')],
     ] as const) assertCreated(await admin.request('POST', path, body));
     const can = async (c: IdentityClient, attrs: Record<string, string>): Promise<boolean> =>
-      (await c.request('POST', SSAR, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attrs } })).json?.status?.allowed === true;
+      ((await c.request('POST', SSAR, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attrs } })).json as { status?: { allowed?: boolean } } | undefined)?.status?.allowed === true;
     await waitFor(async () => (await can(writer, { verb: 'get', resource: 'configmaps' }))
       && (await can(binder, { verb: 'bind', group: G, resource: 'clusterroles', name: 'cluster-admin' }))
       && (await can(escalator, { verb: 'escalate', group: G, resource: 'clusterroles' })), 5000, { message: 'RBAC effective' });
