@@ -10,7 +10,7 @@ import {
   apiGroupDoc, apiGroupList, apiResourceList, apiVersions, OPENAPI_V2_PROTOBUF, VERSION_INFO,
 } from '../discovery/discovery.js';
 import type { AuthenticationRequest, RequestAttributes, UserInfo } from '../pipeline.js';
-import { ApiError, errors } from './errors.js';
+import { errors, type ApiError } from './errors.js';
 import { serveHealth } from './health.js';
 import { peerChainOf } from './peer-certificate.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
