@@ -1,14 +1,16 @@
-// Client construction for the agent's four kubeconfigs (spoke-agent.md §4): management
-// (`--kubeconfig`, or the in-cluster service account when empty), spoke (`--spoke-kubeconfig`, or the
-// management config), bootstrap and hub (built from file paths, so rotated files are re-read).
+// Clients of the two clusters the agent works in: management (`--kubeconfig`, or the in-cluster
+// service account when empty), where its secrets live, and spoke (`--spoke-kubeconfig`, or the
+// management config), whose status it reports. The hub clients (bootstrap, then hub kubeconfig) are
+// built by the phases that use them, from file paths, so that rotated files are read again.
 
 import { createKubeClient } from '../client/rest-client.js';
 import { loadKubeconfigFile, type ClientConfig } from '../client/kubeconfig.js';
 import { inClusterConfig } from '../client/in-cluster.js';
 import type { KubeClient } from '../client/types.js';
+import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 
-export { inClusterConfig, serviceAccountNamespace } from '../client/in-cluster.js';
+export { serviceAccountNamespace } from '../client/in-cluster.js';
 
 export interface AgentClients {
   management: KubeClient;
@@ -24,7 +26,7 @@ export function buildAgentClients(o: { kubeconfig: string; spokeKubeconfig: stri
     try {
       managementConfig = loadKubeconfigFile(o.kubeconfig).config;
     } catch (err) {
-      throw new Error(`unable to load management kubeconfig from file ${JSON.stringify(o.kubeconfig)}: ${(err as Error).message}`, { cause: err });
+      throw new Error(`unable to load management kubeconfig from file ${JSON.stringify(o.kubeconfig)}: ${errorMessage(err)}`, { cause: err });
     }
   } else {
     managementConfig = inClusterConfig();
@@ -36,12 +38,16 @@ export function buildAgentClients(o: { kubeconfig: string; spokeKubeconfig: stri
     spokeConfig = loadKubeconfigFile(o.spokeKubeconfig).config;
   } catch (err) {
     management.close();
-    throw new Error(`unable to load spoke kubeconfig from file ${JSON.stringify(o.spokeKubeconfig)}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`unable to load spoke kubeconfig from file ${JSON.stringify(o.spokeKubeconfig)}: ${errorMessage(err)}`, { cause: err });
   }
   return { management, spoke: createKubeClient({ kubeconfigPath: o.spokeKubeconfig }, clientOpts), spokeCaPem: spokeConfig.caPem };
 }
 
-/** Spoke CA bundle for the creating controller: only when external server URLs are set (§5 step 5). */
+/**
+ * The spoke's CA for the ManagedCluster's client configs, only when external server URLs are set.
+ * A spoke config without a CA fails the start with the error OCM's agent gets from reading the
+ * empty CA file path.
+ */
 export function spokeClusterCaBundle(externalUrls: readonly string[], caPem: string | undefined): Buffer | undefined {
   if (externalUrls.length === 0) return undefined;
   if (caPem === undefined) throw new Error('open : no such file or directory');

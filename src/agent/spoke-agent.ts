@@ -1,8 +1,9 @@
-// The registration agent process (spoke-agent.md §5): runs the start sequence (./spoke-agent-run.ts)
-// and re-runs it in-process whenever the agent "restarts" (§5.2: bootstrap kubeconfig secret changed
-// or deleted, hub kubeconfig health failing, MultipleHubs cancellation, failed start). With
-// `exitOnRestart` it returns a non-zero exit code instead, leaving the restart to a supervisor.
-// Option validation failures return exit code 1 (OCM's "Error during Validating").
+// The registration agent process: runs the start sequence (./spoke-agent-run.ts) and runs it again
+// in-process whenever the agent "restarts", where OCM's agent would exit and be restarted by the
+// kubelet: the bootstrap kubeconfig secret changed or was deleted, the hub kubeconfig health check
+// keeps failing, HubAcceptController or HubTimeoutController asks to select another hub, or the
+// start failed. With `exitOnRestart` it returns a non-zero exit code instead, leaving the restart to
+// a supervisor. Invalid options return exit code 1 (OCM's "Error during Validating").
 //
 // The kubelet's liveness probe on /healthz is emulated in-process: the `hub-kube-config` check is
 // evaluated every `timings.livenessPeriodMs`; `livenessFailureThreshold` consecutive failures
@@ -10,9 +11,8 @@
 
 import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from '../util/clock.js';
+import { toError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { AgentControllerSet } from './agent-controllers.js';
-import { defaultControllerSet } from './default-controllers.js';
 import {
   createHubKubeconfigHealthChecker,
   createPlainAgentMetrics,
@@ -22,12 +22,12 @@ import {
   type HubKubeconfigHealthChecker,
 } from './health/health-server.js';
 import type { SpokeAgentOptions } from './options/agent-options.js';
-import { AgentConfigError, runSpokeAgentOnce, type AgentPhase } from './spoke-agent-run.js';
+import { AgentConfigError } from './phases/config-error.js';
+import { runSpokeAgentOnce, type AgentPhase } from './spoke-agent-run.js';
 
 export interface StartSpokeAgentOptions {
   options: SpokeAgentOptions;
   log: Logger;
-  controllers?: AgentControllerSet;
   clock?: Clock;
   random?: () => number;
   userAgent?: string;
@@ -35,7 +35,7 @@ export interface StartSpokeAgentOptions {
   defaultMetrics?: boolean;
 }
 
-export interface SpokeAgentStatus {
+interface SpokeAgentStatus {
   phase: AgentPhase | 'restarting' | 'stopped';
   /** Start sequence runs so far (1 after the first start). */
   runs: number;
@@ -93,19 +93,6 @@ export async function startSpokeAgent(o: StartSpokeAgentOptions): Promise<SpokeA
   };
 }
 
-/** Runs the agent until the signal aborts (exit code 0) or it must exit (non-zero). */
-export async function runSpokeAgent(opts: SpokeAgentOptions, signal: AbortSignal, log: Logger): Promise<number> {
-  const handle = await startSpokeAgent({ options: opts, log });
-  const onAbort = (): void => void handle.stop();
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await handle.done;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
 interface LoopInput extends StartSpokeAgentOptions {
   clock: Clock;
   metrics: AgentMetricsSink;
@@ -114,7 +101,6 @@ interface LoopInput extends StartSpokeAgentOptions {
 }
 
 async function runLoop(o: LoopInput, signal: AbortSignal): Promise<number> {
-  const controllers = o.controllers ?? defaultControllerSet();
   const random = o.random ?? Math.random;
   const timings = o.options.timings;
   let failures = 0;
@@ -138,12 +124,10 @@ async function runLoop(o: LoopInput, signal: AbortSignal): Promise<number> {
       await runSpokeAgentOnce(
         {
           options: o.options,
-          controllers,
           log: o.log,
           clock: o.clock,
           random,
           checker: o.checker,
-          metrics: o.metrics,
           cancel,
           userAgent: o.userAgent ?? 'ocm-ts-agent',
           onPhase: (phase, names) => {
@@ -159,7 +143,7 @@ async function runLoop(o: LoopInput, signal: AbortSignal): Promise<number> {
         runCtl.signal,
       );
     } catch (err) {
-      startError = err as Error;
+      startError = toError(err);
     } finally {
       liveness.cancel();
       runCtl.abort();

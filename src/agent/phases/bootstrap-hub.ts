@@ -1,0 +1,71 @@
+// Which hub to join and how the agent will earn and keep credentials for it: the bootstrap
+// kubeconfig (with MultipleHubs, the first candidate that answers and accepts this cluster), the CSR
+// driver that asks that hub for a client certificate, and the keys saved beside the certificate in
+// the hub kubeconfig secret. Every run decides this afresh, even with valid credentials, because the
+// credentials are only valid for the hub the bootstrap kubeconfig points at.
+
+import { hubSecretKeys } from '../../api/constants.js';
+import type { Clock } from '../../util/clock.js';
+import { errorMessage } from '../../util/errors.js';
+import type { Logger } from '../../util/logger.js';
+import { selectBootstrapKubeconfigIndex } from '../hubs/index.js';
+import { gateEnabled, type SpokeAgentOptions } from '../options/agent-options.js';
+import { createCsrDriver, type CsrDriver } from '../register/csr/csr-driver.js';
+import { buildHubKubeconfig } from '../register/hub-kubeconfig.js';
+import { loadCurrentCluster } from '../register/raw-kubeconfig.js';
+import { AgentConfigError } from './config-error.js';
+import type { AgentNames } from './prepare.js';
+
+export interface BootstrapHubInput {
+  options: Pick<SpokeAgentOptions, 'featureGates' | 'bootstrapKubeconfig' | 'bootstrapKubeconfigs' | 'registrationAuth' | 'clientCertExpirationSeconds'>;
+  names: AgentNames;
+  log: Logger;
+  clock: Clock;
+  random: () => number;
+}
+
+export interface BootstrapHub {
+  /** Path of the bootstrap kubeconfig in use. */
+  kubeconfigFile: string;
+  /** Its server URL: the hub's identity for the status controller's managed namespaces. */
+  serverUrl: string;
+  /** Earns the cluster's client certificate; the same driver serves the bootstrap and main phases. */
+  driver: CsrDriver;
+  /** Keys forced into the hub kubeconfig secret next to the certificate. */
+  additionalData: Record<string, Buffer>;
+}
+
+export async function chooseBootstrapHub(i: BootstrapHubInput, signal: AbortSignal): Promise<BootstrapHub> {
+  const opts = i.options;
+  const { clusterName, agentId } = i.names;
+  const kubeconfigFile = gateEnabled(opts, 'MultipleHubs') ? await selectAmongHubs(i, signal) : opts.bootstrapKubeconfig;
+  if (opts.registrationAuth === 'awsirsa' || opts.registrationAuth === 'grpc') {
+    throw new AgentConfigError(`registration auth ${JSON.stringify(opts.registrationAuth)} is not supported by ocm-ts`);
+  }
+  if (kubeconfigFile === '') throw new AgentConfigError('bootstrap-kubeconfig is required');
+  const driver = createCsrDriver({ clusterName, agentName: agentId, expirationSeconds: opts.clientCertExpirationSeconds, log: i.log, clock: i.clock, random: i.random });
+  const bootstrapCluster = loadCurrentCluster(kubeconfigFile);
+  return {
+    kubeconfigFile,
+    serverUrl: bootstrapCluster.server,
+    driver,
+    additionalData: {
+      [hubSecretKeys.kubeconfig]: buildHubKubeconfig(bootstrapCluster),
+      [hubSecretKeys.clusterName]: Buffer.from(clusterName),
+      [hubSecretKeys.agentName]: Buffer.from(agentId),
+    },
+  };
+}
+
+async function selectAmongHubs(i: BootstrapHubInput, signal: AbortSignal): Promise<string> {
+  const candidates = i.options.bootstrapKubeconfigs;
+  let index: number;
+  try {
+    index = await selectBootstrapKubeconfigIndex({ clusterName: i.names.clusterName, hubKubeconfigFile: i.names.hubKubeconfigFile, candidates, log: i.log, signal });
+  } catch (err) {
+    throw new Error(`failed to select a bootstrap kubeconfig: ${errorMessage(err)}`, { cause: err });
+  }
+  const file = candidates[index]!;
+  i.log.info(`Select bootstrap kubeconfig with index ${index} and file ${file}`, { reason: 'BootstrapSelected' });
+  return file;
+}
