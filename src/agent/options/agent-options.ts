@@ -1,6 +1,6 @@
-// Options of the registration agent (spoke-agent.md §2): one plain object, filled by the CLI (or a
-// test), validated and completed by ./validate-options.ts. Timings OCM hardcodes are grouped in
-// `timings` so tests can shorten them (the CLI exposes them as hidden flags).
+// Options of the registration agent, with OCM's flag names and defaults: one plain object, filled
+// by the CLI (or a test), validated and completed by ./validate-options.ts. Timings OCM hardcodes
+// are grouped in `timings` so tests can shorten them (the CLI exposes them as hidden flags).
 
 import { names } from '../../api/constants.js';
 import { SPOKE_FEATURE_DEFAULTS, type FeatureGates } from '../../api/feature-gates.js';
@@ -8,11 +8,11 @@ import { SPOKE_FEATURE_DEFAULTS, type FeatureGates } from '../../api/feature-gat
 export interface AgentTimings {
   /** Poll period of "hub kubeconfig is valid" while bootstrapping (OCM: 1 s). */
   bootstrapPollMs: number;
-  /** Resync of the register secret controllers D/E (OCM: 5 min). Drives certificate rotation checks. */
+  /** Resync of the register secret controllers BootstrapController and RegisterController (OCM: 5 min). Drives certificate rotation checks. */
   registerResyncMs: number;
-  /** Resync of the hub kubeconfig secret dump controller A (OCM: 5 min). */
+  /** Resync of HubKubeconfigSecretController, which dumps the hub kubeconfig secret to files (OCM: 5 min). */
   secretDumpResyncMs: number;
-  /** Resync of the addon lease controller H (OCM: 30 s). */
+  /** Resync of the add-on lease controller (OCM: 30 s). */
   addonLeaseSyncMs: number;
   /** Informer resync of the management / spoke / hub informers (OCM: 10 min). */
   informerResyncMs: number;
@@ -26,13 +26,13 @@ export interface AgentTimings {
   livenessFailureThreshold: number;
   /** Delay before re-running the start sequence after a failed start (doubles up to 30 s). */
   restartBackoffMs: number;
-  /** MultipleHubs: check period of the hub timeout controller L (OCM: 1 min). */
+  /** MultipleHubs: check period of HubTimeoutController (OCM: 1 min). */
   hubTimeoutResyncMs: number;
-  /** MultipleHubs: L takes no decision this soon after it was created (OCM: 10 s, stale leases after a hub switch). */
+  /** MultipleHubs: HubTimeoutController takes no decision this soon after it was created (OCM: 10 s, stale leases after a hub switch). */
   hubTimeoutStartupGraceMs: number;
 }
 
-export const DEFAULT_TIMINGS: Readonly<AgentTimings> = Object.freeze({
+const DEFAULT_TIMINGS: Readonly<AgentTimings> = Object.freeze({
   bootstrapPollMs: 1000,
   registerResyncMs: 5 * 60_000,
   secretDumpResyncMs: 5 * 60_000,

@@ -1,11 +1,12 @@
-// Option validation and completion (spoke-agent.md §3), as pure functions: inputs in, result out.
+// Option validation and completion, in OCM's order and with OCM's messages, as pure functions:
+// inputs in, result out.
 // The caller reads the dumped `cluster-name` / `agent-name` files and supplies the randomness.
 
 import type { SpokeAgentOptions } from './agent-options.js';
 import { gateEnabled } from './agent-options.js';
 
-/** Step 1: registration options. Returns OCM's message, or undefined when valid. */
-export function validateRegistrationOptions(opts: SpokeAgentOptions): string | undefined {
+/** First, the registration options as given. Returns OCM's message, or undefined when valid. */
+export function validateRegistrationOptions(opts: Readonly<SpokeAgentOptions>): string | undefined {
   if (gateEnabled(opts, 'MultipleHubs') && opts.bootstrapKubeconfigs.length < 2) {
     return 'expect at least 2 bootstrap kubeconfigs';
   }
@@ -17,7 +18,7 @@ export function validateRegistrationOptions(opts: SpokeAgentOptions): string | u
 }
 
 /** Registration driver options (`register/factory` Validate). */
-export function validateDriverOptions(opts: SpokeAgentOptions): string | undefined {
+function validateDriverOptions(opts: Readonly<SpokeAgentOptions>): string | undefined {
   const addonAuth = opts.addonKubeclientRegistrationAuth;
   if (addonAuth !== '' && addonAuth !== 'csr' && addonAuth !== 'token') {
     return `unsupported addon-kubeclient-registration-auth: ${addonAuth}`;
@@ -46,7 +47,7 @@ export function isValidHttpsUrl(url: string): boolean {
 }
 
 /** Go's %q for the plain strings flags carry. */
-export function goQuote(s: string): string {
+function goQuote(s: string): string {
   return JSON.stringify(s);
 }
 
@@ -69,7 +70,7 @@ export interface CompletedNames {
   agentId: string;
 }
 
-/** Step 2: completion (never fails). */
+/** Then completion of the names (never fails). */
 export function completeOptions(
   opts: Pick<SpokeAgentOptions, 'hubKubeconfig' | 'hubKubeconfigDir' | 'clusterName' | 'agentId'>,
   src: NameSources,
@@ -91,7 +92,7 @@ function joinPath(dir: string, file: string): string {
   return dir.endsWith('/') ? `${dir}${file}` : `${dir}/${file}`;
 }
 
-/** Step 3: common validation of the completed cluster name. */
+/** Last, the completed cluster name. */
 export function validateClusterName(name: string): string | undefined {
   if (name === '') return 'cluster name is empty';
   const errs = dns1123LabelErrors(name);
@@ -112,9 +113,4 @@ export function dns1123LabelErrors(value: string): string[] {
     errs.push(SUBDOMAIN_RE.test(value) ? 'must not contain dots' : LABEL_REGEX_MESSAGE);
   }
   return errs;
-}
-
-/** Hub kubeconfig path (completed) for callers holding uncompleted options. */
-export function hubKubeconfigPath(opts: Pick<SpokeAgentOptions, 'hubKubeconfig' | 'hubKubeconfigDir'>): string {
-  return opts.hubKubeconfig !== '' ? opts.hubKubeconfig : joinPath(opts.hubKubeconfigDir, 'kubeconfig');
 }
