@@ -111,7 +111,8 @@ export interface RawCase {
   bytes: Buffer;
 }
 
-const RAW_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'CONNECT', 'FOO', 'get', 'G ET', '', 'PRI', 'OPTIONS', 'TRACE', 'GET\u0000'];
+// Not `PRI`: the parser then waits for the rest of the HTTP/2 preface (until the header timeout).
+const RAW_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'CONNECT', 'FOO', 'get', 'G ET', '', 'OPTIONS', 'TRACE', 'GET\u0000'];
 const RAW_TARGETS = ['/api/v1/namespaces/default/configmaps', '/healthz', '*', 'https://localhost/api', '//api//v1', '/api/v1/namespaces/default/configmaps/fuzz-obj', '', 'no-slash', '/%ff%fe', '/a b', '/\u0000', '/' + 'a'.repeat(20000), '/api?watch=1&limit=%zz'];
 const RAW_VERSIONS = ['HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/9.9', 'http/1.1', 'HTTP/1.1 extra', 'FOO', ''];
 
@@ -121,7 +122,7 @@ export function rawRequestArbitrary(identities: readonly IdentityName[]): fc.Arb
     { weight: 4, arbitrary: fc.tuple(fc.constantFrom('accept', 'content-type', 'x-a', 'user-agent', 'authorization'), headerValue).map(([k, v]) => `${k}: ${v}`) },
     { weight: 1, arbitrary: fc.constantFrom('no-colon', ' leading-space: x', 'space-before : x', 'a:\u0000', 'x: \u00ff', '\tfolded', ': empty-name', 'transfer-encoding: chunked, gzip', 'transfer-encoding: identity', 'content-length: -1', 'content-length: 1, 2', 'content-length: abc', 'expect: 100-continue', 'expect: fancy', 'upgrade: websocket', 'connection: upgrade', 'host: a', 'host: a\r\nhost: b', 'x-large: ' + 'v'.repeat(20000), 'x-empty:') },
   );
-  return fc.record({
+  const composed = fc.record({
     identity: fc.constantFrom(...identities),
     method: fc.constantFrom(...RAW_METHODS),
     target: fc.constantFrom(...RAW_TARGETS),
@@ -142,7 +143,22 @@ export function rawRequestArbitrary(identities: readonly IdentityName[]): fc.Arb
     else if (r.framing === 'chunkedBad') payload = Buffer.from('zz\r\nabc\r\n0\r\n\r\n');
     const head = Buffer.from(`${lines.join(r.lineEnd)}${r.lineEnd}${r.lineEnd}`, 'latin1');
     const rc: RawCase = { identity: r.identity, bytes: Buffer.concat([head, payload]) };
-    Object.defineProperty(rc, fc.toStringMethod, { value: () => `${r.identity}: ${JSON.stringify(rc.bytes.toString('latin1').slice(0, 600))}`, enumerable: false });
-    return rc;
+    return printable(rc);
   });
+  const fixed = fc.tuple(fc.constantFrom(...identities), fc.constantFrom(...RAW_FIXED)).map(([identity, text]) => printable({ identity, bytes: Buffer.from(text, 'latin1') }));
+  return fc.oneof({ weight: 20, arbitrary: composed }, { weight: 1, arbitrary: fixed });
+}
+
+/** Whole messages: the HTTP/2 preface, a TLS record inside TLS, pipelined requests, a bare line. */
+const RAW_FIXED = [
+  'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
+  '\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\r\n\r\n',
+  'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\nGET /version HTTP/1.1\r\nhost: x\r\n\r\n',
+  '\r\n\r\nGET /healthz HTTP/1.1\r\nhost: x\r\n\r\n',
+  'GET /healthz\r\n\r\n',
+];
+
+function printable(rc: RawCase): RawCase {
+  Object.defineProperty(rc, fc.toStringMethod, { value: () => `${rc.identity}: ${JSON.stringify(rc.bytes.toString('latin1').slice(0, 600))}`, enumerable: false });
+  return rc;
 }
