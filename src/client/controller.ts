@@ -9,7 +9,7 @@
 //   success → forget
 
 import { randomUUID } from 'node:crypto';
-import { realClock } from '../util/clock.js';
+import { realClock, setTimeoutUntilAborted } from '../util/clock.js';
 import { toError } from '../util/errors.js';
 import { retryDecision, TerminalError } from './errors.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -125,12 +125,10 @@ export function createController(options: ControllerRuntimeOptions): Controller 
   const scheduleResync = (signal: AbortSignal): void => {
     const every = options.resyncMs ?? 0;
     if (every <= 0 || !options.resyncKeys || signal.aborted) return;
-    const t = clock.setTimeout(() => {
-      if (signal.aborted) return;
+    setTimeoutUntilAborted(clock, every, signal, () => {
       enqueueResyncKeys();
       scheduleResync(signal);
-    }, every);
-    signal.addEventListener('abort', () => t.cancel(), { once: true });
+    });
   };
   const enqueueResyncKeys = (): void => {
     try {

@@ -28,3 +28,17 @@ export const realClock: Clock = {
     return { cancel: () => clearTimeout(t) };
   },
 };
+
+/**
+ * Runs `fn` after `ms` unless `signal` aborts first. The abort listener goes away when the timer
+ * fires, so a resync loop that re-arms itself on one long-lived signal does not pile up listeners.
+ */
+export function setTimeoutUntilAborted(clock: Clock, ms: number, signal: AbortSignal, fn: () => void): void {
+  if (signal.aborted) return;
+  const onAbort = (): void => t.cancel();
+  const t = clock.setTimeout(() => {
+    signal.removeEventListener('abort', onAbort);
+    if (!signal.aborted) fn();
+  }, ms);
+  signal.addEventListener('abort', onAbort, { once: true });
+}
