@@ -4,7 +4,7 @@
 // reset after a healthy stretch), forever. Handlers are synchronous and should only enqueue keys.
 
 import type { KubeList, KubeObject, Status, WatchEvent } from '../api/meta.js';
-import { matchesLabels, parseLabelSelector } from '../api/selectors.js';
+import { matchesLabels, parseLabelSelector } from '../api/label-selectors.js';
 import { realClock, type Clock } from '../util/clock.js';
 import { nullLogger } from '../util/logger.js';
 import { createBackoff, type BackoffOptions } from './backoff.js';

@@ -3,7 +3,7 @@
 // `builtinResources(rbacStrategyOverrides())`.
 
 import type { KubeObject } from '../../api/meta.js';
-import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/selectors.js';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/label-selectors.js';
 import { errorMessage } from '../../util/errors.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 import type { ResourceStrategy } from '../registry/types.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../api/meta.js';
-import { SelectorParseError } from '../../api/selectors.js';
+import { SelectorParseError } from '../../api/selector-error.js';
 import type { PolicyRule } from '../auth/rbac-rules.js';
 import { aggregatedRules, sameRules } from './clusterrole-aggregation.js';
 

@@ -5,7 +5,8 @@
 // store watch) so a change costs no re-read of every role.
 
 import type { KubeObject } from '../../api/meta.js';
-import { labelSelectorFromObject, matchesLabels, SelectorParseError, type LabelSelectorObject } from '../../api/selectors.js';
+import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../../api/label-selectors.js';
+import { SelectorParseError } from '../../api/selector-error.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { PolicyRule } from '../auth/rbac-rules.js';

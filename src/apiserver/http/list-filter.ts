@@ -1,9 +1,10 @@
 // Label and field selectors of LIST/WATCH/DELETECOLLECTION as one object predicate.
 
 import type { KubeObject } from '../../api/meta.js';
-import {
-  fieldGettersFor, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorParseError,
-} from '../../api/selectors.js';
+import { matchesFields, parseFieldSelector } from '../../api/field-selectors.js';
+import { matchesLabels, parseLabelSelector } from '../../api/label-selectors.js';
+import { SelectorParseError } from '../../api/selector-error.js';
+import { fieldGettersFor, selectableFieldValues } from '../registry/field-getters.js';
 import type { ServedResource } from '../registry/types.js';
 import { errors } from './errors.js';
 
@@ -28,11 +29,7 @@ export function buildFilter(served: ServedResource, q: SelectorQuery): ((obj: Ku
     if (labels && labels.requirements.length > 0) preds.push((o) => matchesLabels(labels, o.metadata.labels));
     if (fields && fields.requirements.length > 0) {
       const used = [...new Set(fields.requirements.map((r) => r.field))];
-      preds.push((o) => {
-        const values: Record<string, string> = {};
-        for (const f of used) values[f] = getters[f]?.(o) ?? '';
-        return matchesFields(fields, values);
-      });
+      preds.push((o) => matchesFields(fields, selectableFieldValues(o, getters, used)));
     }
     if (q.pathName) {
       const name = q.pathName;

@@ -3,7 +3,7 @@
 import type { ManagedClusterSet } from '../../api/cluster.js';
 import { conditionTypes, labels as wellKnownLabels, reasons } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';
-import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../../api/selectors.js';
+import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../../api/label-selectors.js';
 import { semanticEqual } from '../../util/merge-patch.js';
 
 /** Whether the set selects a cluster with these labels; throws `selectorType is not right: <t>` for unknown types. */
