@@ -6,7 +6,9 @@
 import type { Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
-import { createHubKubeconfigValidity, type SecretOption } from '../register/hub-kubeconfig-validity.js';
+import type { SpokeAgentOptions } from '../options/agent-options.js';
+import { createHubKubeconfigValidity } from '../register/hub-kubeconfig-validity.js';
+import type { AgentNames } from './prepare.js';
 
 /** A one-shot-per-wait notification: `next()` resolves on the following `wake()`. */
 export interface Wakeup {
@@ -33,13 +35,29 @@ export function createWakeup(): Wakeup {
   };
 }
 
+export interface HubKubeconfigCheckInput {
+  options: Pick<SpokeAgentOptions, 'namespace' | 'hubKubeconfigSecret' | 'hubKubeconfigDir'>;
+  names: AgentNames;
+  /** The hub credentials are only valid for the hub this kubeconfig points at. */
+  bootstrapKubeconfigFile: string;
+  clock: Clock;
+}
+
 /**
  * "The hub kubeconfig is valid" now: false means bootstrap, a throw means a broken file. Decides
  * whether to bootstrap, ends the wait, and is the health check of the main phase.
  */
-export function hubKubeconfigCheck(opt: SecretOption, clock: Clock): () => boolean {
-  const validAt = createHubKubeconfigValidity(opt);
-  return () => validAt(new Date(clock.now()));
+export function hubKubeconfigCheck(i: HubKubeconfigCheckInput): () => boolean {
+  const validAt = createHubKubeconfigValidity({
+    secretNamespace: i.options.namespace,
+    secretName: i.options.hubKubeconfigSecret,
+    clusterName: i.names.clusterName,
+    agentName: i.names.agentId,
+    hubKubeconfigFile: i.names.hubKubeconfigFile,
+    hubKubeconfigDir: i.options.hubKubeconfigDir,
+    bootstrapKubeconfigFile: i.bootstrapKubeconfigFile,
+  });
+  return () => validAt(new Date(i.clock.now()));
 }
 
 export interface HubKubeconfigWait {
