@@ -1,31 +1,28 @@
-// The server's error catalogue: every failure the API answers with is one of these, carrying the
-// full metav1.Status that goes on the wire (reason, code and message formats of kube-apiserver).
+// The server's error catalogue: every failure the API answers with is built by one of the named
+// constructors of `errors` below, carrying the full metav1.Status that goes on the wire (reason,
+// code and message formats of kube-apiserver). errors.test.ts walks the catalogue.
 
 import type { Status, StatusCause, StatusDetails } from '../../api/meta.js';
 
-export type StatusReason =
-  | 'NotFound'
-  | 'AlreadyExists'
-  | 'Conflict'
-  | 'Invalid'
-  | 'BadRequest'
-  | 'Unauthorized'
-  | 'Forbidden'
-  | 'UnsupportedMediaType'
-  | 'NotAcceptable'
-  | 'MethodNotAllowed'
-  | 'Expired'
-  | 'Gone'
-  | 'Timeout'
-  | 'RequestEntityTooLarge'
-  | 'TooManyRequests'
-  | 'InternalError';
+/** Every reason the server answers with, and the HTTP code kube-apiserver sends it with. */
+export const STATUS_CODES = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  NotAcceptable: 406,
+  AlreadyExists: 409,
+  Conflict: 409,
+  Expired: 410,
+  RequestEntityTooLarge: 413,
+  UnsupportedMediaType: 415,
+  Invalid: 422,
+  InternalError: 500,
+  Timeout: 504,
+} as const;
 
-export const STATUS_REASONS: readonly StatusReason[] = [
-  'NotFound', 'AlreadyExists', 'Conflict', 'Invalid', 'BadRequest', 'Unauthorized', 'Forbidden',
-  'UnsupportedMediaType', 'NotAcceptable', 'MethodNotAllowed', 'Expired', 'Gone', 'Timeout',
-  'RequestEntityTooLarge', 'TooManyRequests', 'InternalError',
-];
+export type StatusReason = keyof typeof STATUS_CODES;
 
 export class ApiError extends Error {
   readonly code: number;
@@ -55,7 +52,7 @@ export interface QualifiedResource {
   resource: string;
 }
 
-export function qualified(qr: QualifiedResource): string {
+function qualified(qr: QualifiedResource): string {
   return qr.group ? `${qr.resource}.${qr.group}` : qr.resource;
 }
 
@@ -72,6 +69,11 @@ export const errors = {
   },
   alreadyExists(qr: QualifiedResource, name: string): ApiError {
     return new ApiError(409, 'AlreadyExists', `${qualified(qr)} "${name}" already exists`, details(qr, name));
+  },
+  /** Every name generated from metadata.generateName was taken. */
+  nameGenerationFailed(qr: QualifiedResource, name: string): ApiError {
+    return new ApiError(409, 'AlreadyExists',
+      `${qualified(qr)} "${name}" already exists, the server was not able to generate a unique name for the object`, details(qr, name));
   },
   conflict(qr: QualifiedResource, name: string, detail: string): ApiError {
     return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(qr)} "${name}": ${detail}`, details(qr, name));
@@ -92,11 +94,19 @@ export const errors = {
     const list = rendered.length === 1 ? rendered[0] : `[${rendered.join(', ')}]`;
     const subject = group ? `${kind}.${group}` : kind;
     return new ApiError(422, 'Invalid', `${subject} "${name}" is invalid: ${list}`, {
-      name,
+      ...(name ? { name } : {}),
       ...(group ? { group } : {}),
       kind,
       causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })),
     });
+  },
+  /** 422 on the query options of a request: `kind` is ListOptions, DeleteOptions or PatchOptions. */
+  invalidOptions(kind: string, causes: FieldError[]): ApiError {
+    return errors.invalid(kind, 'meta.k8s.io', '', causes);
+  },
+  /** 422 with a message only: a patch that cannot be applied to the object. */
+  unprocessable(message: string): ApiError {
+    return new ApiError(422, 'Invalid', message);
   },
   badRequest(message: string): ApiError {
     return new ApiError(400, 'BadRequest', message);
@@ -107,6 +117,12 @@ export const errors = {
   forbidden(qr: QualifiedResource, name: string | undefined, message: string): ApiError {
     const subject = name ? `${qualified(qr)} "${name}"` : qualified(qr);
     return new ApiError(403, 'Forbidden', `${subject} is forbidden: ${message}`, details(qr, name));
+  },
+  /** A create in a namespace that is being deleted. */
+  namespaceTerminating(qr: QualifiedResource, name: string, namespace: string): ApiError {
+    return new ApiError(403, 'Forbidden',
+      `${qualified(qr)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+      details(qr, name, { causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] }));
   },
   forbiddenPath(user: string, verb: string, path: string): ApiError {
     return new ApiError(403, 'Forbidden', `forbidden: User "${user}" cannot ${verb} path "${path}"`);
@@ -135,6 +151,9 @@ export const errors = {
   tooLarge(limitBytes: number): ApiError {
     return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`);
   },
+  tooManyPatchOperations(max: number, got: number): ApiError {
+    return new ApiError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${max}, got ${got}`);
+  },
   /**
    * An object larger than the store keeps. kube-apiserver passes etcd's refusal on as a 500; this
    * server answers 413 and states the limit, so the client knows the write can never succeed.
@@ -142,9 +161,6 @@ export const errors = {
   objectTooLarge(qr: QualifiedResource, name: string, sizeBytes: number, limitBytes: number): ApiError {
     return new ApiError(413, 'RequestEntityTooLarge',
       `Request entity too large: ${qualified(qr)} "${name}" is ${sizeBytes} bytes once encoded, limit is ${limitBytes}`, details(qr, name));
-  },
-  tooManyRequests(message: string, retryAfterSeconds: number): ApiError {
-    return new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds });
   },
   internal(detail: string, cause?: unknown): ApiError {
     return new ApiError(500, 'InternalError', `Internal error occurred: ${detail}`, { causes: [{ message: detail }] }, { cause });

@@ -1,41 +1,27 @@
-// PATCH (§7): the document maths is src/apiserver/patch/ (applyPatch); the result then goes through
+// PATCH: the document maths is src/apiserver/patch/ (applyPatch); the result then goes through
 // the update path, where metadata.resourceVersion/uid carried by the patch act as preconditions.
 // Server-side apply of a missing object creates it (201).
 
 import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject } from '../../api/meta.js';
-import { errorMessage } from '../../util/errors.js';
 import { applyPatch, patchMediaType, APPLY_PATCH, BUILTIN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES } from '../patch/index.js';
 import type { JSONSchemaProps } from '../registry/schema/types.js';
-import type { RequestScope } from '../registry/rest-context.js';
 import { createObject, updateObject, whenStored } from '../registry/rest-writes.js';
 import { keyOf, toWire } from '../registry/versions.js';
 import { readBody } from './body.js';
 import { errors } from './errors.js';
-import { sendObject, type OutputContext } from './output.js';
-import { parseBool } from './request-info.js';
-import type { ResourceRequest } from './resource-handler.js';
-import { checkTypeMeta } from './resource-handler.js';
+import { checkTypeMeta } from './object-body.js';
+import { sendObject } from './output.js';
+import { boolParam } from './query-params.js';
+import type { VerbRequest } from './resource-request.js';
 import type { ServerContext } from './server-context.js';
 
-export interface PatchRequest extends ResourceRequest {
-  scope: RequestScope;
-  subresource: string;
-  output: OutputContext;
-}
-
-export async function handlePatch(ctx: ServerContext, p: PatchRequest): Promise<void> {
-  const { scope, query } = p;
+export async function handlePatch(ctx: ServerContext, p: VerbRequest): Promise<void> {
+  const { scope, query, name } = p;
   const { served, version } = scope;
   const contentType = p.req.headers['content-type'] ?? '';
-  let force: boolean | undefined;
-  try {
-    force = parseBool(query.get('force'), 'force');
-  } catch (err) {
-    throw errors.badRequest(errorMessage(err));
-  }
+  const force = boolParam(query, 'force');
   const body = await readBody(p.req, ctx.maxBodyBytes);
-  const name = p.info.pathName;
   const current = ctx.store.get(keyOf(served, scope.namespace, name));
   const isApply = patchMediaType(contentType) === APPLY_PATCH;
   if (!current && !isApply) {

@@ -111,7 +111,8 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
   };
 
   const sendError = (err: ApiError): void => {
-    write('ERROR', err.status as unknown as KubeObject);
+    // The stream ends right after, so a full socket buffer is not waited for.
+    void write('ERROR', err.status as unknown as KubeObject);
     end('error');
   };
 

@@ -3,7 +3,7 @@
 // `i:<n>` (index) — with conversion to and from the nested `fieldsV1` encoding
 // (`.` marks a node that is itself a member and also has members below it).
 
-import { ApiError } from '../http/errors.js';
+import { errors } from '../http/errors.js';
 import { listKindOf, memberType, type ApplyType } from './apply-types.js';
 import { isPlainObject, jsonEqual } from '../../util/merge-patch.js';
 import type { JsonObject, JsonValue } from './json.js';
@@ -70,7 +70,7 @@ function walkValue(v: JsonValue, type: ApplyType | undefined, path: FieldPath, o
       v.forEach((item, i) => {
         const el = isPlainObject(item) ? keyElement(item, lk.keys) : undefined;
         if (el === undefined) {
-          throw new ApiError(422, 'Invalid',
+          throw errors.unprocessable(
             `${pathString(path)}: element ${i}: associative list with keys has an element that omits key field ${JSON.stringify(lk.keys[0] ?? '')}`);
         }
         const itemPath = [...path, el];

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import type { KubeObject } from '../../api/meta.js';
 import { errorMessage } from '../../util/errors.js';
 import { isPlainObject } from '../../util/merge-patch.js';
-import { ApiError, errors, fieldErrors, type FieldError } from '../http/errors.js';
+import { errors, fieldErrors, type FieldError } from '../http/errors.js';
 import { nestingDepthMessage, valueTooDeep } from '../http/json-depth.js';
 import type { JSONSchemaProps } from '../registry/schema/types.js';
 import { applyTypeFromFieldMeta, applyTypeFromSchema, type ApplyType } from './apply-types.js';
@@ -56,10 +56,6 @@ export function patchMediaType(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
-function invalidPatchOptions(causes: FieldError[]): ApiError {
-  return errors.invalid('PatchOptions', 'meta.k8s.io', '', causes);
-}
-
 /** Validates the query options of a PATCH (§7.0); throws 422 on PatchOptions.meta.k8s.io. */
 export function validatePatchOptions(o: { mediaType: string; fieldManager?: string; force?: boolean }): void {
   const causes: FieldError[] = [];
@@ -70,7 +66,7 @@ export function validatePatchOptions(o: { mediaType: string; fieldManager?: stri
     else if (!/^[\x20-\x7e]*$/.test(o.fieldManager)) causes.push(fieldErrors.invalid('fieldManager', o.fieldManager, 'must only contain printable characters'));
   }
   if (!isApply && o.force !== undefined) causes.push(fieldErrors.forbidden('force', 'may not be specified for non-apply patch'));
-  if (causes.length > 0) throw invalidPatchOptions(causes);
+  if (causes.length > 0) throw errors.invalidOptions('PatchOptions', causes);
 }
 
 /** Apply type information for a kind: the CRD schema for custom resources, else the built-in table. */
@@ -79,7 +75,7 @@ export function applyTypeFor(o: { isCustomResource: boolean; group?: string; kin
 }
 
 function asKubeObject(v: JsonValue): KubeObject {
-  if (!isPlainObject(v)) throw new ApiError(422, 'Invalid', 'the patched document is not a JSON object');
+  if (!isPlainObject(v)) throw errors.unprocessable('the patched document is not a JSON object');
   const out = v as unknown as KubeObject;
   if (!isPlainObject(out.metadata)) out.metadata = {};
   return out;

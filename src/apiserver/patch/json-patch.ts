@@ -5,7 +5,7 @@
 
 import { errorMessage } from '../../util/errors.js';
 import { isPlainObject, jsonEqual } from '../../util/merge-patch.js';
-import { ApiError, errors } from '../http/errors.js';
+import { errors } from '../http/errors.js';
 import { jsonTextTooDeep, nestingDepthMessage } from '../http/json-depth.js';
 import type { JsonValue } from './json.js';
 
@@ -33,8 +33,7 @@ export function decodeJsonPatch(body: string): JsonPatchOperation[] {
     throw errors.badRequest(`json: cannot unmarshal ${jsonKind(doc)} into Go value of type jsonpatch.Patch`);
   }
   if (doc.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new ApiError(413, 'RequestEntityTooLarge',
-      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${doc.length}`);
+    throw errors.tooManyPatchOperations(MAX_JSON_PATCH_OPERATIONS, doc.length);
   }
   return doc.map((raw: unknown, i) => {
     if (!isPlainObject(raw)) {
@@ -67,12 +66,8 @@ function jsonKind(v: unknown): string {
 /** Parses an RFC 6901 pointer into unescaped tokens. */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw unprocessable(`JSON pointer must be empty or start with a "/": ${JSON.stringify(pointer)}`);
+  if (!pointer.startsWith('/')) throw errors.unprocessable(`JSON pointer must be empty or start with a "/": ${JSON.stringify(pointer)}`);
   return pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-function unprocessable(message: string): ApiError {
-  return new ApiError(422, 'Invalid', message);
 }
 
 type Container = Record<string, JsonValue> | JsonValue[];
@@ -82,11 +77,11 @@ function parentOf(doc: JsonValue, tokens: string[], opName: string, pointer: str
   let cur: JsonValue = doc;
   for (const t of tokens.slice(0, -1)) {
     const next = child(cur, t);
-    if (next === undefined) throw unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
+    if (next === undefined) throw errors.unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
     cur = next;
   }
   if (!isPlainObject(cur) && !Array.isArray(cur)) {
-    throw unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
+    throw errors.unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
   }
   return { parent: cur, key: tokens[tokens.length - 1] as string };
 }
@@ -110,7 +105,7 @@ function get(doc: JsonValue, pointer: string, opName: string): JsonValue {
   let cur: JsonValue = doc;
   for (const t of parsePointer(pointer)) {
     const next = child(cur, t);
-    if (next === undefined) throw unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
+    if (next === undefined) throw errors.unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
     cur = next;
   }
   return cur;
@@ -122,7 +117,7 @@ function add(doc: JsonValue, pointer: string, value: JsonValue): JsonValue {
   const { parent, key } = parentOf(doc, tokens, 'add', pointer);
   if (Array.isArray(parent)) {
     const i = key === '-' ? parent.length : arrayIndex(key, parent.length);
-    if (i === undefined) throw unprocessable(`add operation does not apply: doc is missing path: "${pointer}": invalid index referenced: ${key}`);
+    if (i === undefined) throw errors.unprocessable(`add operation does not apply: doc is missing path: "${pointer}": invalid index referenced: ${key}`);
     parent.splice(i, 0, value);
   } else {
     parent[key] = value;
@@ -132,16 +127,16 @@ function add(doc: JsonValue, pointer: string, value: JsonValue): JsonValue {
 
 function remove(doc: JsonValue, pointer: string, opName = 'remove'): { doc: JsonValue; removed: JsonValue } {
   const tokens = parsePointer(pointer);
-  if (tokens.length === 0) throw unprocessable(`${opName} operation does not apply: cannot remove the document root`);
+  if (tokens.length === 0) throw errors.unprocessable(`${opName} operation does not apply: cannot remove the document root`);
   const { parent, key } = parentOf(doc, tokens, opName, pointer);
   if (Array.isArray(parent)) {
     const i = arrayIndex(key, parent.length - 1);
-    if (i === undefined) throw unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
+    if (i === undefined) throw errors.unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
     const [removed] = parent.splice(i, 1);
     return { doc, removed: removed as JsonValue };
   }
   if (!Object.prototype.hasOwnProperty.call(parent, key)) {
-    throw unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
+    throw errors.unprocessable(`${opName} operation does not apply: doc is missing path: "${pointer}": missing value`);
   }
   const removed = parent[key] as JsonValue;
   delete parent[key];
@@ -154,11 +149,11 @@ function replace(doc: JsonValue, pointer: string, value: JsonValue): JsonValue {
   const { parent, key } = parentOf(doc, tokens, 'replace', pointer);
   if (Array.isArray(parent)) {
     const i = arrayIndex(key, parent.length - 1);
-    if (i === undefined) throw unprocessable(`replace operation does not apply: doc is missing key: ${pointer}: missing value`);
+    if (i === undefined) throw errors.unprocessable(`replace operation does not apply: doc is missing key: ${pointer}: missing value`);
     parent[i] = value;
   } else {
     if (!Object.prototype.hasOwnProperty.call(parent, key)) {
-      throw unprocessable(`replace operation does not apply: doc is missing key: ${pointer}: missing value`);
+      throw errors.unprocessable(`replace operation does not apply: doc is missing key: ${pointer}: missing value`);
     }
     parent[key] = value;
   }
@@ -185,7 +180,7 @@ export function applyJsonPatch(doc: JsonValue, ops: JsonPatchOperation[]): JsonV
       case 'move': {
         const from = op.from as string;
         if (op.path.startsWith(`${from}/`)) {
-          throw unprocessable(`move operation does not apply: "from" location "${from}" is a prefix of "path" "${op.path}"`);
+          throw errors.unprocessable(`move operation does not apply: "from" location "${from}" is a prefix of "path" "${op.path}"`);
         }
         if (from === op.path) break;
         const r = remove(cur, from, 'move');
@@ -199,7 +194,7 @@ export function applyJsonPatch(doc: JsonValue, ops: JsonPatchOperation[]): JsonV
       }
       case 'test': {
         const v = get(cur, op.path, 'test');
-        if (!jsonEqual(v, op.value as JsonValue)) throw unprocessable(`testing value ${op.path} failed: test failed`);
+        if (!jsonEqual(v, op.value as JsonValue)) throw errors.unprocessable(`testing value ${op.path} failed: test failed`);
         break;
       }
     }

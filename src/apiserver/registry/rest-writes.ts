@@ -47,12 +47,7 @@ export function checkNamespaceForCreate(ctx: RegistryContext, scope: RequestScop
   const ns = ctx.store.get(namespaceKey(scope.namespace));
   if (!ns) throw errors.notFound({ group: '', resource: 'namespaces' }, scope.namespace);
   if (ns.object.metadata.deletionTimestamp) {
-    throw new ApiError(403, 'Forbidden',
-      `${qr(scope.served).group ? `${scope.served.def.resource}.${scope.served.def.group}` : scope.served.def.resource} "${name}" is forbidden: unable to create new content in namespace ${scope.namespace} because it is being terminated`,
-      {
-        name, ...(scope.served.def.group ? { group: scope.served.def.group } : {}), kind: scope.served.def.resource,
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${scope.namespace} is being terminated`, field: 'metadata.namespace' }],
-      });
+    throw errors.namespaceTerminating(qr(scope.served), name, scope.namespace);
   }
 }
 
@@ -144,7 +139,7 @@ export function createObject(ctx: RegistryContext, scope: RequestScope, body: Ku
           meta.name = generateName(meta.generateName, ctx.random);
           continue;
         }
-        throw new ApiError(409, 'AlreadyExists', `${e.message}, the server was not able to generate a unique name for the object`, e.status.details);
+        throw errors.nameGenerationFailed(qr(served), name);
       }
       throw e;
     }
@@ -226,9 +221,9 @@ export function updateObject(
   const rv = inMeta.resourceVersion;
   if (rv === undefined || rv === '') {
     if (!opts.allowEmptyResourceVersion && served.custom) {
-      throw new ApiError(422, 'Invalid',
-        `${served.def.resource}.${served.def.group} "${name}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
-        { name, group: served.def.group, kind: served.def.resource, causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }] });
+      // Go renders the zero resourceVersion of an unstructured object as 0x0.
+      const fe: FieldError = { field: 'metadata.resourceVersion', reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update' };
+      throw errors.invalid(served.def.resource, served.def.group, name, [fe]);
     }
   } else if (rv !== current.object.metadata.resourceVersion) {
     throw errors.staleObject(qr(served), name);
