@@ -3,6 +3,7 @@
 // checks V8 (403). Decisions take the authorizer and a namespace lookup as plain functions.
 
 import type { KubeObject } from '../../api/meta.js';
+import { dns1123LabelProblems } from '../../api/name-rules.js';
 import { errorMessage } from '../../util/errors.js';
 import { errors, type ApiError } from '../http/errors.js';
 import type { Authorizer, UserInfo } from '../pipeline.js';
@@ -10,17 +11,6 @@ import { CLUSTER_SET_LABEL } from './managed-cluster-mutating.js';
 
 export const CLUSTER_GROUP = 'cluster.open-cluster-management.io';
 export const REGISTER_GROUP = 'register.open-cluster-management.io';
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** Messages of Go's IsDNS1123Label (ValidateNamespaceName). */
-export function dns1123LabelErrors(name: string): string[] {
-  const errs: string[] = [];
-  if (name.length > 63) errs.push('must be no more than 63 characters');
-  if (!DNS1123_LABEL.test(name)) {
-    errs.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
-  }
-  return errs;
-}
 
 export function isValidHttpsUrl(url: unknown): boolean {
   if (typeof url !== 'string' || url === '') return false;
@@ -43,7 +33,7 @@ export function validateNameAndUrls(obj: KubeObject): ApiError | undefined {
   const msgs: string[] = [];
   // [GO QUIRK kept for parity, §9.2 V3] the name is only checked when client configs exist.
   if (configs.length > 0) {
-    const nameErrs = dns1123LabelErrors(obj.metadata.name ?? '');
+    const nameErrs = dns1123LabelProblems(obj.metadata.name ?? '');
     if (nameErrs.length > 0) msgs.push(`metadata.name format is not correct: ${nameErrs.join(',')}`);
   }
   for (const c of configs) {

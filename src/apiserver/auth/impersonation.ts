@@ -4,6 +4,7 @@
 // `impersonate`; the request then runs as the identity built from the headers, never as a mix of
 // both. Header parsing and the resulting identity are pure functions; `actAs` adds the authorizer.
 
+import { isDns1123Label, isDns1123Subdomain } from '../../api/name-rules.js';
 import { errors } from '../http/errors.js';
 import type { Authorizer, RequestAttributes, UserInfo } from '../pipeline.js';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './authenticator.js';
@@ -29,17 +30,14 @@ export type ImpersonationTarget =
 /** Request headers with every value kept apart (Node's `headersDistinct`; names in lower case). */
 export type DistinctHeaders = Record<string, string[] | undefined>;
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 /** `system:serviceaccount:<ns>:<name>` with a valid namespace and name, else undefined. */
 export function splitServiceAccountUsername(username: string): { namespace: string; name: string } | undefined {
   if (!username.startsWith(SERVICE_ACCOUNT_PREFIX)) return undefined;
   const parts = username.slice(SERVICE_ACCOUNT_PREFIX.length).split(':');
   if (parts.length !== 2) return undefined;
   const [namespace, name] = parts as [string, string];
-  if (namespace.length > 63 || !DNS_LABEL.test(namespace)) return undefined;
-  if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) return undefined;
+  if (!isDns1123Label(namespace)) return undefined;
+  if (!isDns1123Subdomain(name)) return undefined;
   return { namespace, name };
 }
 

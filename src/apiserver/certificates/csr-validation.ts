@@ -3,6 +3,7 @@
 // errors in kube-apiserver's wording; the registry turns them into a 422.
 
 import type { KubeObject } from '../../api/meta.js';
+import { isDns1123Subdomain } from '../../api/name-rules.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 import { parseCsr, splitPemBlocks, X509ParseError } from '../../util/x509.js';
 
@@ -66,8 +67,6 @@ export function validateRequest(request: unknown): FieldError[] {
   return [];
 }
 
-const QUALIFIED_DOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
 export function validateSignerName(v: unknown): FieldError[] {
   const field = 'spec.signerName';
   if (v === undefined || v === null || v === '') return [fieldErrors.required(field)];
@@ -76,7 +75,7 @@ export function validateSignerName(v: unknown): FieldError[] {
   const slash = v.indexOf('/');
   const domain = slash < 0 ? '' : v.slice(0, slash);
   const path = slash < 0 ? '' : v.slice(slash + 1);
-  if (slash < 0 || !domain || !path || !domain.includes('.') || domain.length > 253 || !QUALIFIED_DOMAIN.test(domain) || v.length > 571) {
+  if (slash < 0 || !domain || !path || !domain.includes('.') || !isDns1123Subdomain(domain) || v.length > 571) {
     return [fieldErrors.invalid(field, v, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
   }
   return [];

@@ -27,6 +27,14 @@ describe('object metadata rules', () => {
     const two = { apiVersion: 'v1', kind: 'K', name: 'n', uid: 'u', controller: true };
     assert.equal(validateMetaFields({ ownerReferences: [two, { ...two, uid: 'v' }] }).length, 1);
   });
+  it('should report every rule a name, label or finalizer breaks, one field error each, as kube-apiserver does', () => {
+    const long = `-${'a'.repeat(63)}`;
+    assert.deepEqual(validateName(long, 'label').map((e) => e.message.split(':')[0]), ['Invalid value', 'Invalid value']);
+    assert.match(validateName(long, 'label')[0]?.message ?? '', /must be no more than 63 characters$/);
+    assert.match(validateName(long, 'label')[1]?.message ?? '', /a lowercase RFC 1123 label must consist of/);
+    assert.equal(validateMetaFields({ labels: { [long]: `${long}` } }).length, 4);
+    assert.equal(validateMetaFields({ finalizers: [long] }).length, 2);
+  });
   it('should generate names from the prefix (max 58 chars) and 5 safe characters', () => {
     let i = 0;
     const seq = [0, 0.99, 0.5, 0.1, 0.2];

@@ -4,17 +4,14 @@
 // `CustomResourceDefinition.apiextensions.k8s.io "<name>"`.
 
 import type { KubeObject } from '../../../api/meta.js';
+import { DNS1123_LABEL_MESSAGE, DNS1123_SUBDOMAIN_MESSAGE, isDns1123Label, isDns1123Subdomain, matchesDns1123Label } from '../../../api/name-rules.js';
 import { asPlainObject } from '../../../util/merge-patch.js';
 import { fieldErrors, type FieldError } from '../../http/errors.js';
 import { compilePattern } from './patterns.js';
 import { validateSchema } from './structural-schema.js';
 import type { JSONSchemaProps } from './types.js';
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const DNS1035_MSG = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const KIND_MSG = 'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?';
 const PRINTER_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
@@ -31,12 +28,12 @@ function str(v: unknown): string | undefined {
 function labelErrors(field: string, v: string | undefined, required: boolean): FieldError[] {
   if (v === undefined || v === '') return required ? [fieldErrors.required(field)] : [];
   if (v.length > 63) return [fieldErrors.invalid(field, v, 'must be no more than 63 characters')];
-  return DNS1123_LABEL.test(v) ? [] : [fieldErrors.invalid(field, v, LABEL_MSG)];
+  return matchesDns1123Label(v) ? [] : [fieldErrors.invalid(field, v, DNS1123_LABEL_MESSAGE)];
 }
 
 function kindErrors(field: string, v: string | undefined): FieldError[] {
   if (v === undefined || v === '') return [fieldErrors.required(field)];
-  return DNS1123_LABEL.test(v.toLowerCase()) && v.length <= 63 ? [] : [fieldErrors.invalid(field, v, KIND_MSG)];
+  return isDns1123Label(v.toLowerCase()) ? [] : [fieldErrors.invalid(field, v, KIND_MSG)];
 }
 
 /** Validates a CRD object (create or update); [] when valid. `old` enables immutability checks. */
@@ -48,7 +45,7 @@ export function validateCustomResourceDefinition(crd: KubeObject, old?: KubeObje
   const plural = str(names['plural']);
 
   if (!group) errs.push(fieldErrors.required('spec.group'));
-  else if (group.length > 253 || !DNS1123_SUBDOMAIN.test(group)) errs.push(fieldErrors.invalid('spec.group', group, SUBDOMAIN_MSG));
+  else if (!isDns1123Subdomain(group)) errs.push(fieldErrors.invalid('spec.group', group, DNS1123_SUBDOMAIN_MESSAGE));
   else if (!group.includes('.')) errs.push(fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'));
   if (group && plural && crd.metadata?.name !== `${plural}.${group}`) {
     errs.push(fieldErrors.invalid('metadata.name', crd.metadata?.name ?? '', 'must be spec.names.plural+"."+spec.group'));
