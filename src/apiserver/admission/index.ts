@@ -9,10 +9,6 @@ import { realClock } from '../../util/clock.js';
 import { defaultClusterSetLabel, defaultLeaseDuration, mutateTaints } from './managed-cluster-mutating.js';
 import { CLUSTER_GROUP, validateClusterSetBinding, validateManagedCluster } from './managed-cluster-validating.js';
 
-export { mutateTaints, defaultClusterSetLabel, defaultLeaseDuration, CLUSTER_SET_LABEL, DEFAULT_CLUSTER_SET } from './managed-cluster-mutating.js';
-export { validateManagedCluster, validateClusterSetBinding, validateNameAndUrls, isValidHttpsUrl, dns1123LabelErrors } from './managed-cluster-validating.js';
-export { csrAdmissionPlugins } from '../certificates/csr-admission.js';
-
 export interface OcmAdmissionOptions {
   /** Feature gates by name; `DefaultClusterSet` defaults to true (hub-controller.md §3.3). */
   featureGates?: Record<string, boolean>;
