@@ -17,6 +17,12 @@ test('bindings: valid roleRef and subjects pass; roleRef is immutable', () => {
   assert.deepEqual(render(s[`${G}/clusterrolebindings`]!.validate!(changed, ok, ctx)), ['roleRef: Invalid value: {"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"other"}: cannot change roleRef']);
 });
 
+test('bindings: the same roleRef with its fields in another order is no change', () => {
+  const stored = crb({ apiGroup: G, kind: 'ClusterRole', name: 'r' }, []);
+  const reordered = crb({ name: 'r', kind: 'ClusterRole', apiGroup: G }, []);
+  assert.deepEqual(s[`${G}/clusterrolebindings`]!.validate!(reordered, stored, ctx), []);
+});
+
 test('bindings: bad roleRef kinds and subjects are refused', () => {
   const bad = crb({ apiGroup: G, kind: 'Role', name: '' }, [{ kind: 'ServiceAccount', name: 'sa' }, { kind: 'Robot', name: 'x' }]);
   assert.deepEqual(render(s[`${G}/clusterrolebindings`]!.validate!(bad, undefined, ctx)), [

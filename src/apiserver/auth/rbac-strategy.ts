@@ -5,6 +5,7 @@
 import type { KubeObject } from '../../api/meta.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/label-selectors.js';
 import { errorMessage } from '../../util/errors.js';
+import { jsonEqual } from '../../util/merge-patch.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 import type { ResourceStrategy } from '../registry/types.js';
 import type { RoleRef, Subject } from './rbac-rules.js';
@@ -53,7 +54,7 @@ function bindingStrategy(clusterScoped: boolean): ResourceStrategy {
     prepareForUpdate: (obj) => defaultSubjects(obj),
     validate(obj: KubeObject, old: KubeObject | undefined): FieldError[] {
       const errs = [...roleRefErrors(obj.roleRef as RoleRef | undefined, clusterScoped), ...subjectErrors(obj.subjects, clusterScoped)];
-      if (old && JSON.stringify(old.roleRef ?? null) !== JSON.stringify(obj.roleRef ?? null)) {
+      if (old && !jsonEqual(old.roleRef ?? null, obj.roleRef ?? null)) {
         errs.push(fieldErrors.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
       }
       return errs;

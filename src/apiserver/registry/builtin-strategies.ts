@@ -2,7 +2,7 @@
 // the validation rules beyond ObjectMeta.
 
 import type { KubeObject } from '../../api/meta.js';
-import { asPlainObject } from '../../util/merge-patch.js';
+import { asPlainObject, jsonEqual } from '../../util/merge-patch.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 import type { ResourceStrategy } from './types.js';
 
@@ -25,7 +25,7 @@ function immutableChecks(obj: KubeObject, old: KubeObject | undefined, fields: s
   const errs: FieldError[] = [];
   if (obj.immutable !== true) errs.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
   for (const f of fields) {
-    if (JSON.stringify(obj[f] ?? {}) !== JSON.stringify(old[f] ?? {})) errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
+    if (!jsonEqual(obj[f] ?? {}, old[f] ?? {})) errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
   }
   return errs;
 }
