@@ -2,6 +2,7 @@
 // first list. A stop (the caller's signal) is a normal outcome, not an error; the optional deadline
 // runs on the injected clock, so tests move it with a manual clock instead of waiting it out.
 
+import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from '../util/clock.js';
 import { toError } from '../util/errors.js';
 
@@ -24,6 +25,9 @@ export async function waitForCacheSync(caches: readonly Syncable[], o: CacheSync
   if (o.signal.aborted) return false;
   if (caches.length === 0) return true;
   const ac = new AbortController();
+  // Every informer (a factory holds many) waits on this one short-lived signal, aborted below in
+  // every case: many listeners here are expected, not a leak.
+  setMaxListeners(0, ac.signal);
   const timeoutMs = o.timeoutMs ?? 0;
   let timedOut = false;
   const stopped = new Promise<never>((_resolve, reject) => ac.signal.addEventListener('abort', () => reject(toError(ac.signal.reason)), { once: true }));
