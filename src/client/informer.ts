@@ -5,7 +5,7 @@
 
 import type { KubeList, KubeObject, Status, WatchEvent } from '../api/meta.js';
 import { matchesLabels, parseLabelSelector } from '../api/label-selectors.js';
-import { realClock, type Clock } from '../util/clock.js';
+import { realClock, setTimeoutUntilAborted, type Clock } from '../util/clock.js';
 import { nullLogger } from '../util/logger.js';
 import { createBackoff, type BackoffOptions } from './backoff.js';
 import { toError } from '../util/errors.js';
@@ -201,12 +201,10 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
 
   const scheduleResync = (signal: AbortSignal): void => {
     if (resyncMs <= 0 || signal.aborted) return;
-    const t = clock.setTimeout(() => {
-      if (signal.aborted) return;
+    setTimeoutUntilAborted(clock, resyncMs, signal, () => {
       if (synced) for (const obj of [...cache.values()]) deliver({ type: 'update', oldObj: obj, obj });
       scheduleResync(signal);
-    }, resyncMs);
-    signal.addEventListener('abort', () => t.cancel(), { once: true });
+    });
   };
 
   const lister: Lister<T> = {
