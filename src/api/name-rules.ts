@@ -13,8 +13,8 @@ const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
 const QUALIFIED_NAME_RE = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 
-export const DNS1123_LABEL_MAX_LENGTH = 63;
-export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+const DNS1123_LABEL_MAX_LENGTH = 63;
+const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 const QUALIFIED_NAME_MAX_LENGTH = 63;
 const LABEL_VALUE_MAX_LENGTH = 63;
 
@@ -24,7 +24,7 @@ function regexError(msg: string, fmt: string, examples: string[]): string {
 }
 
 /** validation.MaxLenError. */
-export function maxLengthMessage(max: number): string {
+function maxLengthMessage(max: number): string {
   return `must be no more than ${max} characters`;
 }
 

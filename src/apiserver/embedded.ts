@@ -23,7 +23,7 @@ import { schemaOps } from './registry/schema-ops.js';
 import { csrExtensions } from './registry/csr-extensions.js';
 
 /** `iss` of service-account tokens issued by TokenRequest (and accepted by the authenticator). */
-export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc';
+const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc';
 
 export interface ListenAddress {
   host: string;

@@ -6,10 +6,10 @@ import type { KubeObject } from '../../api/meta.js';
 import { errors } from '../http/errors.js';
 
 export const CLUSTER_SET_LABEL = 'cluster.open-cluster-management.io/clusterset';
-export const DEFAULT_CLUSTER_SET = 'default';
-export const DEFAULT_LEASE_DURATION_SECONDS = 60;
+const DEFAULT_CLUSTER_SET = 'default';
+const DEFAULT_LEASE_DURATION_SECONDS = 60;
 
-export interface Taint {
+interface Taint {
   key?: string;
   value?: string;
   effect?: string;

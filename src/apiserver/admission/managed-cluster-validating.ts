@@ -10,7 +10,7 @@ import type { Authorizer, UserInfo } from '../pipeline.js';
 import { CLUSTER_SET_LABEL } from './managed-cluster-mutating.js';
 
 export const CLUSTER_GROUP = 'cluster.open-cluster-management.io';
-export const REGISTER_GROUP = 'register.open-cluster-management.io';
+const REGISTER_GROUP = 'register.open-cluster-management.io';
 
 export function isValidHttpsUrl(url: unknown): boolean {
   if (typeof url !== 'string' || url === '') return false;
@@ -28,7 +28,7 @@ interface ClusterSpec {
 const specOf = (o: KubeObject | undefined): ClusterSpec => (o && typeof o.spec === 'object' && o.spec !== null ? (o.spec as ClusterSpec) : {});
 
 /** V1–V3: 400 with sorted, newline-joined messages, or undefined. */
-export function validateNameAndUrls(obj: KubeObject): ApiError | undefined {
+function validateNameAndUrls(obj: KubeObject): ApiError | undefined {
   const configs = Array.isArray(specOf(obj).managedClusterClientConfigs) ? specOf(obj).managedClusterClientConfigs! : [];
   const msgs: string[] = [];
   // [GO QUIRK kept for parity, §9.2 V3] the name is only checked when client configs exist.

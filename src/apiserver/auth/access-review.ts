@@ -11,7 +11,7 @@ import type { VirtualResource } from '../registry/types.js';
 import type { RbacAuthorizer } from './rbac-authorizer.js';
 import { MASTERS_GROUP } from './rbac-authorizer.js';
 
-export const AUTHZ_GROUP = 'authorization.k8s.io';
+const AUTHZ_GROUP = 'authorization.k8s.io';
 const AUTHN_GROUP = 'authentication.k8s.io';
 
 export type AccessReviewKind = 'SubjectAccessReview' | 'SelfSubjectAccessReview' | 'LocalSubjectAccessReview';
@@ -41,7 +41,7 @@ interface ReviewSpec {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Request attributes a review spec describes, for `user`. */
-export function reviewAttributes(spec: ReviewSpec, user: UserInfo): RequestAttributes {
+function reviewAttributes(spec: ReviewSpec, user: UserInfo): RequestAttributes {
   const ra = spec.resourceAttributes;
   if (ra) {
     return {
@@ -103,7 +103,7 @@ export function handleAccessReview(kind: AccessReviewKind, body: KubeObject, req
 }
 
 /** SelfSubjectRulesReview: the requester's rules in `spec.namespace`. */
-export function handleSelfSubjectRulesReview(body: KubeObject, requester: UserInfo, authorizer: RbacAuthorizer): KubeObject {
+function handleSelfSubjectRulesReview(body: KubeObject, requester: UserInfo, authorizer: RbacAuthorizer): KubeObject {
   const spec = (typeof body.spec === 'object' && body.spec !== null ? body.spec : {}) as { namespace?: string };
   const masters = requester.groups.includes(MASTERS_GROUP);
   const rules = masters

@@ -39,7 +39,7 @@ export interface AuthenticatorOptions {
 }
 
 /** Extracts the bearer token; undefined when the header is absent, not `Bearer`, or empty. */
-export function bearerToken(headers: AuthenticationRequest['headers']): string | undefined {
+function bearerToken(headers: AuthenticationRequest['headers']): string | undefined {
   const h = headers.authorization;
   const value = Array.isArray(h) ? h[0] : h;
   if (!value) return undefined;

@@ -6,11 +6,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { KubeObject } from '../../api/meta.js';
 import type { UserInfo } from '../pipeline.js';
 
-export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
+const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
 export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
-export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
-export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
-export const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
+const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
+const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
+const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
 
 const TOKEN_RE = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 const EXTRA_GROUP_RE = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;

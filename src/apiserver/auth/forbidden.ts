@@ -4,7 +4,7 @@ import { errors, type ApiError } from '../http/errors.js';
 import type { RequestAttributes } from '../pipeline.js';
 
 /** `User "<u>" cannot <verb> resource "<r>[/<sub>]" in API group "<g>" in the namespace "<ns>"` (or `at the cluster scope`). */
-export function forbiddenMessage(attrs: RequestAttributes): string {
+function forbiddenMessage(attrs: RequestAttributes): string {
   const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
   const scope = attrs.namespace ? `in the namespace "${attrs.namespace}"` : 'at the cluster scope';
   return `User "${attrs.user.username}" cannot ${attrs.verb} resource "${resource}" in API group "${attrs.apiGroup}" ${scope}`;

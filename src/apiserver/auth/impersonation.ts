@@ -142,7 +142,7 @@ export function impersonatedUser(targets: readonly ImpersonationTarget[]): UserI
 }
 
 /** Whether a header name is one of the impersonation headers (lower-case names). */
-export function isImpersonationHeader(name: string): boolean {
+function isImpersonationHeader(name: string): boolean {
   return name === USER_HEADER || name === GROUP_HEADER || name === UID_HEADER || name.startsWith(EXTRA_PREFIX);
 }
 

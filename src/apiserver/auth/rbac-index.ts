@@ -27,7 +27,7 @@ export interface RbacDecision {
 type RbacResource = 'clusterroles' | 'roles' | 'clusterrolebindings' | 'rolebindings';
 
 /** Splits a store key `/rbac.authorization.k8s.io/<resource>/<ns>/<name>`. */
-export function parseRbacKey(key: string): { resource: RbacResource; namespace: string; name: string } | undefined {
+function parseRbacKey(key: string): { resource: RbacResource; namespace: string; name: string } | undefined {
   const parts = key.split('/');
   if (parts.length !== 5 || parts[1] !== RBAC_GROUP) return undefined;
   const resource = parts[2];

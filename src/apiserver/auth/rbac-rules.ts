@@ -26,11 +26,11 @@ export interface RoleRef {
 
 const has = (list: readonly string[] | undefined, v: string): boolean => list !== undefined && (list.includes('*') || list.includes(v));
 
-export function verbMatches(rule: PolicyRule, verb: string): boolean {
+function verbMatches(rule: PolicyRule, verb: string): boolean {
   return has(rule.verbs, verb);
 }
 
-export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
+function apiGroupMatches(rule: PolicyRule, group: string): boolean {
   return has(rule.apiGroups, group);
 }
 
@@ -38,7 +38,7 @@ export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
  * `resources` holds `resource`, `resource/subresource`, `*` or `* /subresource` (without the
  * space). A rule for `managedclusters` does not cover `managedclusters/status`.
  */
-export function resourceMatches(rule: PolicyRule, resource: string, subresource: string): boolean {
+function resourceMatches(rule: PolicyRule, resource: string, subresource: string): boolean {
   const list = rule.resources;
   if (!list) return false;
   const combined = subresource ? `${resource}/${subresource}` : resource;
@@ -50,13 +50,13 @@ export function resourceMatches(rule: PolicyRule, resource: string, subresource:
 }
 
 /** Empty resourceNames allow any name; otherwise the request must carry one of them. */
-export function resourceNameMatches(rule: PolicyRule, name: string): boolean {
+function resourceNameMatches(rule: PolicyRule, name: string): boolean {
   if (!rule.resourceNames || rule.resourceNames.length === 0) return true;
   return name !== '' && rule.resourceNames.includes(name);
 }
 
 /** `*`, an exact path, or a prefix ending in `*`. */
-export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
+function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   for (const u of rule.nonResourceURLs ?? []) {
     if (u === '*' || u === path) return true;
     if (u.endsWith('*') && path.startsWith(u.slice(0, -1))) return true;
@@ -102,11 +102,6 @@ export function subjectKey(subject: Subject, bindingNamespace: string): string |
 /** Index keys under which a user's bindings are found: the user name and each group. */
 export function userKeys(user: UserInfo): string[] {
   return [`user:${user.username}`, ...user.groups.map((g) => `group:${g}`)];
-}
-
-export function subjectMatches(subject: Subject, bindingNamespace: string, user: UserInfo): boolean {
-  const key = subjectKey(subject, bindingNamespace);
-  return key !== undefined && userKeys(user).includes(key);
 }
 
 /** How a subject is described in an allow reason: `User "x"`, `Group "y"`, `ServiceAccount "ns/n"`. */

@@ -11,7 +11,7 @@ import type { Store } from '../storage/types.js';
 import type { Clock } from '../../util/clock.js';
 import { serviceAccountUsername } from './rbac-rules.js';
 
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 const MIN_EXPIRATION_SECONDS = 600;
 const DEFAULT_EXPIRATION_SECONDS = 3600;
 
@@ -39,7 +39,7 @@ export interface ServiceAccountTokenOptions {
   clock: Clock;
 }
 
-export type SaVerifyResult = { ok: true; user: UserInfo } | { ok: false; why: string };
+type SaVerifyResult = { ok: true; user: UserInfo } | { ok: false; why: string };
 
 export interface ServiceAccountTokenVerifier {
   verify(token: string): SaVerifyResult;

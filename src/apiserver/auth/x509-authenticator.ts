@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { UserInfo } from '../pipeline.js';
 import { EKU_OID_ANY, EKU_OID_CLIENT_AUTH, parseCertificate, trustAnchorFromPem, type TrustAnchor } from '../../util/x509.js';
 
-export type X509Result = { ok: true; user: UserInfo } | { ok: false; why: string };
+type X509Result = { ok: true; user: UserInfo } | { ok: false; why: string };
 
 interface CacheEntry {
   /** undefined when the certificate can never authenticate (bad signature, no CN, wrong EKU). */
@@ -31,7 +31,7 @@ export interface X509Authenticator {
 }
 
 /** Pure part: what a (chain-checked or not) certificate says about its holder. */
-export function evaluateCertificate(der: Buffer, anchors: readonly TrustAnchor[]): CacheEntry {
+function evaluateCertificate(der: Buffer, anchors: readonly TrustAnchor[]): CacheEntry {
   let cert;
   try {
     cert = parseCertificate(der);

@@ -16,7 +16,7 @@ export const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client
 const CSR_QR = { group: CERTIFICATES_GROUP, resource: CSR_RESOURCE };
 
 /** Whether `user` holds `verb` on `signers` named signerName or `<domain>/*`. */
-export function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: 'approve' | 'sign', signerName: string): boolean {
+function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: 'approve' | 'sign', signerName: string): boolean {
   const names = [signerName];
   const slash = signerName.indexOf('/');
   if (slash > 0) names.push(`${signerName.slice(0, slash)}/*`);

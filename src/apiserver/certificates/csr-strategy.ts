@@ -23,7 +23,7 @@ import {
 } from './csr-validation.js';
 
 /** Missing lastUpdateTime → now; missing lastTransitionTime → kept from the same type+status, else now. */
-export function populateConditionTimestamps(conds: CsrCondition[], oldConds: CsrCondition[], now: number): CsrCondition[] {
+function populateConditionTimestamps(conds: CsrCondition[], oldConds: CsrCondition[], now: number): CsrCondition[] {
   return conds.map((c) => {
     if (typeof c !== 'object' || c === null) return c;
     const out = { ...c };

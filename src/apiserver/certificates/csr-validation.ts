@@ -7,7 +7,7 @@ import { isDns1123Subdomain } from '../../api/name-rules.js';
 import { fieldErrors, type FieldError } from '../http/errors.js';
 import { parseCsr, splitPemBlocks, X509ParseError } from '../../util/x509.js';
 
-export const KNOWN_USAGES = [
+const KNOWN_USAGES = [
   'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement', 'data encipherment',
   'cert sign', 'crl sign', 'encipher only', 'decipher only', 'any', 'server auth', 'client auth', 'code signing',
   'email protection', 's/mime', 'ipsec end system', 'ipsec tunnel', 'ipsec user', 'timestamping', 'ocsp signing',
@@ -15,7 +15,7 @@ export const KNOWN_USAGES = [
 ] as const;
 
 export const APPROVAL_TYPES = ['Approved', 'Denied'] as const;
-export const BUILTIN_CONDITION_TYPES = ['Approved', 'Denied', 'Failed'] as const;
+const BUILTIN_CONDITION_TYPES = ['Approved', 'Denied', 'Failed'] as const;
 const CONDITION_STATUSES = ['True', 'False', 'Unknown'];
 
 export interface CsrCondition {
@@ -50,7 +50,7 @@ export const conditionsOf = (o: KubeObject): CsrCondition[] => (Array.isArray(st
 const invalidBytes = (field: string, detail: string): FieldError => ({ field, reason: 'FieldValueInvalid', message: `Invalid value: []byte{...}: ${detail}` });
 
 /** Decodes `spec.request` (base64 of PEM in JSON) and checks the PKCS#10 and its self-signature. */
-export function validateRequest(request: unknown): FieldError[] {
+function validateRequest(request: unknown): FieldError[] {
   const field = 'spec.request';
   if (request === undefined || request === null || request === '') return [fieldErrors.required(field)];
   if (typeof request !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(request.replace(/\s+/g, ''))) {
@@ -67,7 +67,7 @@ export function validateRequest(request: unknown): FieldError[] {
   return [];
 }
 
-export function validateSignerName(v: unknown): FieldError[] {
+function validateSignerName(v: unknown): FieldError[] {
   const field = 'spec.signerName';
   if (v === undefined || v === null || v === '') return [fieldErrors.required(field)];
   if (typeof v !== 'string') return [fieldErrors.typeInvalid(field, v, 'must be a string')];
@@ -81,7 +81,7 @@ export function validateSignerName(v: unknown): FieldError[] {
   return [];
 }
 
-export function validateUsages(v: unknown): FieldError[] {
+function validateUsages(v: unknown): FieldError[] {
   const field = 'spec.usages';
   if (!Array.isArray(v) || v.length === 0) return [fieldErrors.required(field)];
   const errs: FieldError[] = [];
@@ -94,7 +94,7 @@ export function validateUsages(v: unknown): FieldError[] {
   return errs;
 }
 
-export function validateExpirationSeconds(v: unknown): FieldError[] {
+function validateExpirationSeconds(v: unknown): FieldError[] {
   if (v === undefined || v === null) return [];
   const field = 'spec.expirationSeconds';
   if (typeof v !== 'number' || !Number.isInteger(v)) return [fieldErrors.typeInvalid(field, v, 'must be an integer')];

@@ -8,7 +8,7 @@ import type { ExtKeyUsageName, KeyUsageName, ParsedCsr } from '../../util/x509.j
 import { conditionsOf, specOf, statusOf } from './csr-validation.js';
 import { KUBE_APISERVER_CLIENT_SIGNER } from './csr-admission.js';
 
-export const SIGNED_SIGNERS = [KUBE_APISERVER_CLIENT_SIGNER] as const;
+const SIGNED_SIGNERS = [KUBE_APISERVER_CLIENT_SIGNER] as const;
 const MIN_TTL_MS = 600_000;
 const BACKDATE_MS = 5 * 60_000;
 const SHORT_TTL_MS = 8 * 3600_000;
@@ -22,14 +22,14 @@ export type SignDecision =
  * CN prefix of the server's and the hub's own identities (the admin, the hub controllers). A client
  * certificate for one of them is the hub itself, so no approval, however obtained, may mint one.
  */
-export const INTERNAL_IDENTITY_PREFIX = 'ocm-ts:';
+const INTERNAL_IDENTITY_PREFIX = 'ocm-ts:';
 const MASTERS_GROUP = 'system:masters';
 
 const KEY_USAGES: Record<string, KeyUsageName> = { 'digital signature': 'digitalSignature', 'key encipherment': 'keyEncipherment' };
 const EXT_KEY_USAGES: Record<string, ExtKeyUsageName> = { 'client auth': 'clientAuth' };
 
 /** Is the CSR approved (True), not denied, not failed, unsigned, for a signer we own? */
-export function needsSigning(csr: KubeObject): { yes: true } | { yes: false; why: string } {
+function needsSigning(csr: KubeObject): { yes: true } | { yes: false; why: string } {
   const signer = specOf(csr).signerName;
   if (typeof signer !== 'string' || !(SIGNED_SIGNERS as readonly string[]).includes(signer)) return { yes: false, why: 'not our signer' };
   if (statusOf(csr).certificate) return { yes: false, why: 'already signed' };
@@ -68,7 +68,7 @@ export function validityWindow(nowMs: number, ttlMs: number, caNotAfterMs: numbe
  * and a CSR carrying OCM's cluster-name label only for the identity its labels name. CSRs without
  * OCM's labels (an admin minting a certificate for `alice`) are signed as kube-apiserver would.
  */
-export function subjectProblem(labels: Readonly<Record<string, string>> | undefined, subject: Pick<CsrSubject, 'commonNames' | 'organizations'>): string | undefined {
+function subjectProblem(labels: Readonly<Record<string, string>> | undefined, subject: Pick<CsrSubject, 'commonNames' | 'organizations'>): string | undefined {
   const internal = [...subject.commonNames, ...subject.organizations].find((n) => n.startsWith(INTERNAL_IDENTITY_PREFIX));
   if (internal !== undefined) return `${internal} is reserved for the hub's own components`;
   if (subject.organizations.includes(MASTERS_GROUP)) return `use of ${KUBE_APISERVER_CLIENT_SIGNER} signer with ${MASTERS_GROUP} group is not allowed`;

@@ -9,7 +9,7 @@ import { createObject } from '../registry/rest-writes.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 
 const SYSTEM_USER = { username: 'system:apiserver', groups: ['system:masters'] };
-export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export interface BootstrapOptions {
   registry: ResourceRegistry;
@@ -33,7 +33,7 @@ function createIfMissing(o: BootstrapOptions, obj: KubeObject): void {
   }
 }
 
-export function clusterInfoKubeconfig(server: string, caPem: string): string {
+function clusterInfoKubeconfig(server: string, caPem: string): string {
   return toYaml({
     apiVersion: 'v1', kind: 'Config',
     clusters: [{ name: '', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],

@@ -31,7 +31,7 @@ const SYSTEM_USER = { username: 'system:apiserver', groups: ['system:masters'] }
 const CRD_PREFIX = `/${CRD_GROUP}/customresourcedefinitions/`;
 
 /** Which accepted-names condition a CRD gets against the other resources of its group. Pure. */
-export function namesConflict(spec: CrdSpec, others: ServedResource[]): { reason: string; message: string } | undefined {
+function namesConflict(spec: CrdSpec, others: ServedResource[]): { reason: string; message: string } | undefined {
   const n = spec.names;
   for (const o of others) {
     const d = o.def;

@@ -15,7 +15,7 @@ export interface EventTtlOptions {
 }
 
 /** The time an Event was last seen: lastTimestamp, series.lastObservedTime, eventTime, creationTimestamp. */
-export function eventLastSeen(ev: KubeObject): number | undefined {
+function eventLastSeen(ev: KubeObject): number | undefined {
   const series = ev.series as { lastObservedTime?: unknown } | undefined;
   for (const v of [ev.lastTimestamp, series?.lastObservedTime, ev.eventTime, ev.metadata.creationTimestamp]) {
     if (typeof v === 'string') {

@@ -47,7 +47,7 @@ function ensure(ctx: RegistryContext, scope: RequestScope, obj: KubeObject): voi
 }
 
 /** Summary of what is left in a terminating namespace, e.g. `configmaps. has 1 resource instances`. */
-export function remainingMessage(counts: Map<string, number>): string {
+function remainingMessage(counts: Map<string, number>): string {
   return [...counts.entries()].map(([r, n]) => `${r} has ${n} resource instances`).join(', ');
 }
 

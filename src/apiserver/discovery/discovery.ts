@@ -45,7 +45,7 @@ function allDefs(reg: ResourceRegistry): ResourceDef[] {
   return [...reg.all().map((r) => r.def), ...reg.virtuals().map((v) => v.def)];
 }
 
-export function groups(reg: ResourceRegistry): GroupVersions[] {
+function groups(reg: ResourceRegistry): GroupVersions[] {
   const map = new Map<string, Set<string>>();
   for (const d of allDefs(reg)) {
     if (d.group === '') continue;

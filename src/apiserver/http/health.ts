@@ -9,7 +9,7 @@ export interface HealthCheck {
   check(): string | undefined;
 }
 
-export const HEALTH_ENDPOINTS = ['healthz', 'livez', 'readyz'] as const;
+const HEALTH_ENDPOINTS = ['healthz', 'livez', 'readyz'] as const;
 
 /** Handles `/<endpoint>[/<check>]`; returns false when the path is not a health path. */
 export function serveHealth(pathname: string, query: URLSearchParams, res: ServerResponse, checks: Record<string, HealthCheck[]>): boolean {

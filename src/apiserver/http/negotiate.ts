@@ -8,7 +8,7 @@ export type OutputFormat =
   | { type: 'table'; apiVersion: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1' }
   | { type: 'partial'; list: boolean };
 
-export const ACCEPTED_OUTPUT = ['application/json', 'application/yaml'];
+const ACCEPTED_OUTPUT = ['application/json', 'application/yaml'];
 export const ACCEPTED_BODY = ['application/json', 'application/yaml'];
 
 interface MediaRange {
@@ -17,7 +17,7 @@ interface MediaRange {
   q: number;
 }
 
-export function parseMediaRanges(header: string): MediaRange[] {
+function parseMediaRanges(header: string): MediaRange[] {
   const out: MediaRange[] = [];
   for (const raw of header.split(',')) {
     const parts = raw.split(';').map((s) => s.trim());

@@ -19,7 +19,7 @@ export interface ResourceRequestInfo {
   extraSegments: boolean;
 }
 
-export interface NonResourceRequestInfo {
+interface NonResourceRequestInfo {
   kind: 'nonResource';
   path: string;
   verb: string;

@@ -17,9 +17,9 @@ import { applyMergePatch, decodeMergePatch } from './merge-patch.js';
 import { serverSideApply, updateManagedFields } from './server-side-apply.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 
-export const JSON_PATCH = 'application/json-patch+json';
-export const MERGE_PATCH = 'application/merge-patch+json';
-export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 export const APPLY_PATCH = 'application/apply-patch+yaml';
 
 export const BUILTIN_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
@@ -57,7 +57,7 @@ export function patchMediaType(contentType: string): string {
 }
 
 /** Validates the query options of a PATCH (§7.0); throws 422 on PatchOptions.meta.k8s.io. */
-export function validatePatchOptions(o: { mediaType: string; fieldManager?: string; force?: boolean }): void {
+function validatePatchOptions(o: { mediaType: string; fieldManager?: string; force?: boolean }): void {
   const causes: FieldError[] = [];
   const isApply = o.mediaType === APPLY_PATCH;
   if (isApply && !o.fieldManager) causes.push(fieldErrors.required('fieldManager', 'is required for apply patch'));
@@ -70,7 +70,7 @@ export function validatePatchOptions(o: { mediaType: string; fieldManager?: stri
 }
 
 /** Apply type information for a kind: the CRD schema for custom resources, else the built-in table. */
-export function applyTypeFor(o: { isCustomResource: boolean; group?: string; kind: string; schema?: JSONSchemaProps }): ApplyType | undefined {
+function applyTypeFor(o: { isCustomResource: boolean; group?: string; kind: string; schema?: JSONSchemaProps }): ApplyType | undefined {
   return o.isCustomResource ? applyTypeFromSchema(o.schema) : applyTypeFromFieldMeta(builtinFieldMeta(o.group ?? '', o.kind));
 }
 
@@ -164,8 +164,3 @@ export function withUpdatedManagedFields(o: ManagedFieldsUpdate): KubeObject {
   return { ...o.after, metadata };
 }
 
-export { applyJsonPatch, decodeJsonPatch } from './json-patch.js';
-export { applyMergePatch, createMergePatch, decodeMergePatch } from './merge-patch.js';
-export { applyStrategicMergePatch } from './strategic-merge-patch.js';
-export { builtinFieldMeta } from './merge-keys.js';
-export { serverSideApply, updateManagedFields } from './server-side-apply.js';

@@ -64,7 +64,7 @@ function jsonKind(v: unknown): string {
 }
 
 /** Parses an RFC 6901 pointer into unescaped tokens. */
-export function parsePointer(pointer: string): string[] {
+function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) throw errors.unprocessable(`JSON pointer must be empty or start with a "/": ${JSON.stringify(pointer)}`);
   return pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));

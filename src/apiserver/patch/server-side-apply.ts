@@ -76,7 +76,7 @@ function differsAt(a: JsonValue, b: JsonValue, p: FieldPath): boolean {
 }
 
 /** Merges an applied configuration into a live value following the type information. */
-export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, type: ApplyType | undefined): JsonValue {
+function mergeApplied(live: JsonValue | undefined, applied: JsonValue, type: ApplyType | undefined): JsonValue {
   if (isPlainObject(applied) && !type?.atomic) {
     const out: JsonObject = isPlainObject(live) ? { ...live } : {};
     for (const [k, v] of Object.entries(applied)) {
@@ -107,7 +107,7 @@ export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, ty
 }
 
 /** Renders the 409 of kube-apiserver's field manager for the given conflicts. */
-export function applyConflictError(conflicts: Array<{ manager: ManagedFieldsEntry; path: FieldPath }>): ReturnType<typeof errors.applyConflict> {
+function applyConflictError(conflicts: Array<{ manager: ManagedFieldsEntry; path: FieldPath }>): ReturnType<typeof errors.applyConflict> {
   const who = (e: ManagedFieldsEntry): string => {
     let s = JSON.stringify(e.manager ?? '');
     if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;

@@ -10,7 +10,7 @@ import type { Clock } from '../../util/clock.js';
 import { realClock } from '../../util/clock.js';
 import { writeSecretFile, type Pki } from './pki.js';
 
-export type KubeconfigUser = { certPem: string; keyPem: string } | { token: string };
+type KubeconfigUser = { certPem: string; keyPem: string } | { token: string };
 
 export interface KubeconfigOptions {
   path: string;
@@ -26,7 +26,7 @@ export interface KubeconfigOptions {
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** Builds the kubeconfig document (a plain object ready for YAML). */
-export function buildKubeconfig(opts: Omit<KubeconfigOptions, 'path'>): Record<string, unknown> {
+function buildKubeconfig(opts: Omit<KubeconfigOptions, 'path'>): Record<string, unknown> {
   const context = opts.contextName ?? 'ocm-ts';
   const cluster = opts.clusterName ?? context;
   const user = opts.userName ?? context;
@@ -49,8 +49,8 @@ export async function writeKubeconfig(opts: KubeconfigOptions): Promise<void> {
   await writeSecretFile(opts.path, stringify(buildKubeconfig(opts)));
 }
 
-export const ADMIN_COMMON_NAME = 'ocm-ts:admin';
-export const ADMIN_GROUP = 'system:masters';
+const ADMIN_COMMON_NAME = 'ocm-ts:admin';
+const ADMIN_GROUP = 'system:masters';
 const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 
 interface ExistingAdmin {

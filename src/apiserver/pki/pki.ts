@@ -32,7 +32,7 @@ import {
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Clock skew allowance: certificates start 5 minutes in the past (as kube-controller-manager does). */
-export const BACKDATE_MS = 5 * 60 * 1000;
+const BACKDATE_MS = 5 * 60 * 1000;
 
 export interface PkiOptions {
   /** Extra DNS names or IP addresses for the serving certificate. */
@@ -49,7 +49,7 @@ export interface PkiOptions {
   log?: Logger;
 }
 
-export interface IssueClientCertificateOptions {
+interface IssueClientCertificateOptions {
   commonName: string;
   organizations?: string[];
   /** Default 1 year. */
@@ -58,7 +58,7 @@ export interface IssueClientCertificateOptions {
   keyAlgorithm?: KeyAlgorithm;
 }
 
-export interface IssuedCertificate {
+interface IssuedCertificate {
   certPem: string;
   /** PKCS#8 PEM. Secret: never log. */
   keyPem: string;
@@ -216,7 +216,7 @@ export async function ensurePki(dir: string, opts: PkiOptions = {}): Promise<Pki
 }
 
 /** Caps a notAfter (ms) at the CA's notAfter. */
-export function capAt(notAfterMs: number, caPem: string): Date {
+function capAt(notAfterMs: number, caPem: string): Date {
   const caEnd = parseCertificate(caPem).notAfter.getTime();
   return new Date(Math.min(notAfterMs, caEnd));
 }

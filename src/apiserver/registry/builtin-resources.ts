@@ -35,9 +35,9 @@ interface BuiltinSpec {
 }
 
 /** A CSR carries one PEM request of a few KiB; its status one certificate chain. */
-export const MAX_CSR_BYTES = 64 * 1024;
+const MAX_CSR_BYTES = 64 * 1024;
 /** A Lease holds a holder identity and a few timestamps. */
-export const MAX_LEASE_BYTES = 32 * 1024;
+const MAX_LEASE_BYTES = 32 * 1024;
 
 function builtin(s: BuiltinSpec): ServedResource {
   const subresources = s.subresources ?? [];

@@ -78,7 +78,7 @@ export const configMapStrategy: ResourceStrategy = {
   },
 };
 
-export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 function namespaceDefaults(obj: KubeObject): void {
   const name = obj.metadata.name;

@@ -20,7 +20,7 @@ export interface CrdVersion {
   additionalPrinterColumns?: { name: string; type: string; format?: string; description?: string; priority?: number; jsonPath: string }[];
 }
 
-export interface CrdNames {
+interface CrdNames {
   plural: string;
   singular?: string;
   kind: string;

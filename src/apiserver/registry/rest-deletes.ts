@@ -19,7 +19,7 @@ export type DeleteResult =
 
 const UNDELETABLE_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 
-export function successStatus(scope: RequestScope, obj: KubeObject): Status {
+function successStatus(scope: RequestScope, obj: KubeObject): Status {
   const { group, resource } = qr(scope.served);
   return {
     apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Success',

@@ -19,7 +19,7 @@ import { keyOf, toStorage } from './versions.js';
  * Largest object stored, in bytes of JSON: etcd's default request limit (1.5 MiB), which
  * kube-apiserver inherits. Kinds known to stay small set a lower `maxObjectBytes`.
  */
-export const MAX_OBJECT_BYTES = 1536 * 1024;
+const MAX_OBJECT_BYTES = 1536 * 1024;
 
 export interface WriteResult {
   object: KubeObject;
@@ -37,12 +37,12 @@ function strategyContext(ctx: RegistryContext, scope: RequestScope, subresource:
   };
 }
 
-export function namespaceKey(ns: string): string {
+function namespaceKey(ns: string): string {
   return `/core/namespaces//${ns}`;
 }
 
 /** 404 for a missing namespace, 403 for a terminating one (create only). */
-export function checkNamespaceForCreate(ctx: RegistryContext, scope: RequestScope, name: string): void {
+function checkNamespaceForCreate(ctx: RegistryContext, scope: RequestScope, name: string): void {
   if (!scope.served.def.namespaced) return;
   const ns = ctx.store.get(namespaceKey(scope.namespace));
   if (!ns) throw errors.notFound({ group: '', resource: 'namespaces' }, scope.namespace);
@@ -192,7 +192,7 @@ function comparable(o: KubeObject): KubeObject {
 }
 
 /** Whether the stored object must be removed after this write (finalizers gone while deleting). */
-export function readyToRemove(obj: KubeObject): boolean {
+function readyToRemove(obj: KubeObject): boolean {
   if (!obj.metadata.deletionTimestamp) return false;
   if ((obj.metadata.finalizers ?? []).length > 0) return false;
   const specFin = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;

@@ -34,7 +34,7 @@ export interface ResourceStrategy {
 }
 
 /** How a subresource write combines the submitted object with the stored one. */
-export type SubresourceMode =
+type SubresourceMode =
   /** new = stored with `status` replaced (the /status of most kinds). */
   | 'status'
   /** The strategy's prepareForUpdate decides everything (CSR /approval, Namespace /finalize). */
@@ -42,7 +42,7 @@ export type SubresourceMode =
   /** A create-only virtual subresource answered by `create` (serviceaccounts/token). */
   | 'create';
 
-export interface SubresourceCreateContext {
+interface SubresourceCreateContext {
   namespace: string;
   /** Name of the parent object. */
   name: string;
@@ -103,7 +103,7 @@ export interface ServedResource {
   maxObjectBytes?: number;
 }
 
-export interface VirtualResourceContext {
+interface VirtualResourceContext {
   user: UserInfo;
   namespace: string;
   authorizer: Authorizer;

@@ -66,7 +66,5 @@ export function reportUnknownFields(pruned: string[], mode: FieldValidation | un
 export { applyDefaults } from './defaulting.js';
 export { pruneObject } from './pruning.js';
 export { validateSchema } from './structural-schema.js';
-export {
-  crdWarnings, defaultCustomResourceDefinition, structuralSchemaErrors, validateCustomResourceDefinition,
-} from './crd-validation.js';
+export { crdWarnings, validateCustomResourceDefinition } from './crd-validation.js';
 export type { JSONSchemaProps } from './types.js';
