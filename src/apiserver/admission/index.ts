@@ -1,4 +1,4 @@
-// OCM admission, the in-process equivalent of the registration webhook server (hub-controller.md §9):
+// OCM admission, the in-process equivalent of OCM's registration webhook server:
 // ManagedCluster mutating + validating, ManagedClusterSetBinding validating. Active only for those
 // resources' main endpoint (the webhooks do not cover /status), on CREATE and UPDATE.
 
@@ -10,7 +10,7 @@ import { defaultClusterSetLabel, defaultLeaseDuration, mutateTaints } from './ma
 import { CLUSTER_GROUP, validateClusterSetBinding, validateManagedCluster } from './managed-cluster-validating.js';
 
 export interface OcmAdmissionOptions {
-  /** Feature gates by name; `DefaultClusterSet` defaults to true (hub-controller.md §3.3). */
+  /** Feature gates by name; `DefaultClusterSet` defaults to true, as in OCM. */
   featureGates?: Record<string, boolean>;
   clock?: Clock;
 }

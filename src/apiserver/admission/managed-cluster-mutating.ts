@@ -1,4 +1,4 @@
-// ManagedCluster mutating admission (hub-controller.md §9.1): the server owns taints' `timeAdded`,
+// ManagedCluster mutating admission, as OCM's mutating webhook: the server owns taints' `timeAdded`,
 // and with the DefaultClusterSet gate a cluster always belongs to a cluster set (`default` unless
 // labelled otherwise). Pure functions over plain objects; the plugin wrapper is in index.ts.
 
@@ -31,7 +31,7 @@ function sameTime(a: string | null | undefined, b: string | null | undefined): b
 }
 
 /**
- * Sets or checks `timeAdded` of every taint (§9.1 step 1). `old` is undefined on CREATE.
+ * Sets or checks `timeAdded` of every taint. `old` is undefined on CREATE.
  * Throws 400 `It is not allowed to set TimeAdded of Taint "<k1>,<k2>".` for client-set times.
  */
 export function mutateTaints(obj: KubeObject, old: KubeObject | undefined, nowRfc3339: string): void {
@@ -59,7 +59,7 @@ export function mutateTaints(obj: KubeObject, old: KubeObject | undefined, nowRf
   if (invalid.length > 0) throw errors.badRequest(`It is not allowed to set TimeAdded of Taint "${invalid.join(',')}".`);
 }
 
-/** Adds `cluster.open-cluster-management.io/clusterset=default` when missing or empty (§9.1 step 2). */
+/** Adds `cluster.open-cluster-management.io/clusterset=default` when missing or empty. */
 export function defaultClusterSetLabel(obj: KubeObject): void {
   const labels = obj.metadata.labels ?? {};
   if (!labels[CLUSTER_SET_LABEL]) {

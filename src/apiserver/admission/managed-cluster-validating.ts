@@ -1,6 +1,7 @@
-// ManagedCluster validating admission (hub-controller.md §9.2), in the checklist's order:
-// V1/V2 name and client-config URLs (400) → accept checks V4/V5/V6 (403) → cluster-set join
-// checks V8 (403). Decisions take the authorizer and a namespace lookup as plain functions.
+// ManagedCluster validating admission, in the order of OCM's validating webhook: name and
+// client-config URLs (400) → accept checks: namespace not terminating, then the requester may
+// update managedclusters/accept (403) → cluster-set join checks (403). Decisions take the
+// authorizer and a namespace lookup as plain functions.
 
 import type { KubeObject } from '../../api/meta.js';
 import { dns1123LabelProblems } from '../../api/name-rules.js';
@@ -27,11 +28,11 @@ interface ClusterSpec {
 }
 const specOf = (o: KubeObject | undefined): ClusterSpec => (o && typeof o.spec === 'object' && o.spec !== null ? (o.spec as ClusterSpec) : {});
 
-/** V1–V3: 400 with sorted, newline-joined messages, or undefined. */
+/** Name and client-config URL checks: 400 with sorted, newline-joined messages, or undefined. */
 function validateNameAndUrls(obj: KubeObject): ApiError | undefined {
   const configs = Array.isArray(specOf(obj).managedClusterClientConfigs) ? specOf(obj).managedClusterClientConfigs! : [];
   const msgs: string[] = [];
-  // [GO QUIRK kept for parity, §9.2 V3] the name is only checked when client configs exist.
+  // OCM's webhook checks the name only when client configs exist; kept for parity.
   if (configs.length > 0) {
     const nameErrs = dns1123LabelProblems(obj.metadata.name ?? '');
     if (nameErrs.length > 0) msgs.push(`metadata.name format is not correct: ${nameErrs.join(',')}`);
@@ -56,7 +57,7 @@ export interface ValidateClusterInput {
   namespacePhase: (name: string) => string | undefined;
 }
 
-/** Runs §9.2 on CREATE (old undefined) or UPDATE; throws the first failure. */
+/** Runs the ManagedCluster checks on CREATE (old undefined) or UPDATE; throws the first failure. */
 export function validateManagedCluster(input: ValidateClusterInput): void {
   const { obj, old, user, authorizer } = input;
   const name = obj.metadata.name ?? '';
@@ -95,7 +96,7 @@ export function validateManagedCluster(input: ValidateClusterInput): void {
   }
 }
 
-/** ManagedClusterSetBinding (§9.3). */
+/** ManagedClusterSetBinding: named after its cluster set, and only created by who may bind the set. */
 export function validateClusterSetBinding(obj: KubeObject, isCreate: boolean, user: UserInfo, authorizer: Authorizer): void {
   const spec = typeof obj.spec === 'object' && obj.spec !== null ? (obj.spec as { clusterSet?: unknown }) : {};
   const set = typeof spec.clusterSet === 'string' ? spec.clusterSet : '';
@@ -104,7 +105,7 @@ export function validateClusterSetBinding(obj: KubeObject, isCreate: boolean, us
   }
   if (!isCreate) return;
   if (!allowed(authorizer, user, CLUSTER_GROUP, 'managedclustersets', 'bind', 'create', set)) {
-    // [GO QUIRK kept for parity, §9.3] the reference names the `apps` group in this error.
+    // OCM's webhook names the `apps` group in this error; kept for parity.
     throw errors.forbidden({ group: 'apps', resource: 'managedclustersets/bind' }, set, `user "${user.username}" is not allowed to bind cluster set "${set}"`);
   }
 }

@@ -1,4 +1,4 @@
-// Review APIs of authorization.k8s.io/v1 (embedded-apiserver.md §15.5): SubjectAccessReview,
+// Review APIs of authorization.k8s.io/v1: SubjectAccessReview,
 // SelfSubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview, plus
 // authentication.k8s.io/v1 SelfSubjectReview (`kubectl auth whoami`). Create-only, never stored;
 // the answer is the request with `status` filled, from the same chain as real requests. The

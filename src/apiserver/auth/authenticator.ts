@@ -1,4 +1,4 @@
-// The authentication chain (embedded-apiserver.md §14): x509 client certificate → bearer token
+// The authentication chain, in kube-apiserver's order: x509 client certificate → bearer token
 // (static token file, bootstrap token, service-account token) → anonymous. First success wins; a
 // presented credential that nothing accepts answers 401, never anonymous. Every authenticated user
 // also gets `system:authenticated`.
@@ -28,7 +28,7 @@ export interface AuthenticatorOptions {
   tokenFile?: string;
   /** Static tokens given directly (added to those of tokenFile). */
   staticTokens?: StaticToken[];
-  /** Service-account token verification (§14.4); omitted = SA tokens are not accepted. */
+  /** Service-account token verification; omitted = SA tokens are not accepted. */
   serviceAccountTokens?: ServiceAccountTokenVerifier;
   /** Default true (upstream `--anonymous-auth=true`). */
   anonymous?: boolean;

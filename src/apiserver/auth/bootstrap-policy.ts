@@ -1,4 +1,5 @@
-// Default RBAC objects seeded at first start (embedded-apiserver.md §15.7). The server creates each
+// Default RBAC objects seeded at first start, the part of kube-apiserver's bootstrap policy the
+// clients of this server need. The server creates each
 // one that is missing; existing objects are left alone.
 
 import type { KubeObject } from '../../api/meta.js';

@@ -1,6 +1,6 @@
-// Bootstrap tokens (embedded-apiserver.md §14.3): `<id>.<secret>` backed by the Secret
-// `kube-system/bootstrap-token-<id>`. The decision is a pure function of the token, the secret and
-// the time; the authenticator does the store read.
+// Bootstrap tokens, as kube-apiserver's --enable-bootstrap-token-auth: `<id>.<secret>` backed by
+// the Secret `kube-system/bootstrap-token-<id>`. The decision is a pure function of the token, the
+// secret and the time; the authenticator does the store read.
 
 import { timingSafeEqual } from 'node:crypto';
 import type { KubeObject } from '../../api/meta.js';

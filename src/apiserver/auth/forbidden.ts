@@ -1,4 +1,4 @@
-// The 403 a denied request gets (embedded-apiserver.md §15.6), in kube-apiserver's wording.
+// The 403 a denied request gets, in kube-apiserver's wording.
 
 import { errors, type ApiError } from '../http/errors.js';
 import type { RequestAttributes } from '../pipeline.js';

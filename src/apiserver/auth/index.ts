@@ -1,4 +1,4 @@
-// Public surface of authentication (§14) and authorization (§15) for the embedded server.
+// Public surface of authentication and authorization (RBAC) for the embedded server.
 export { createAuthenticator } from './authenticator.js';
 export { createAuthorizer } from './rbac-authorizer.js';
 export { accessReviewResources } from './access-review.js';

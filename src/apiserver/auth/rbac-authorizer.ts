@@ -1,6 +1,6 @@
-// The authorization chain (embedded-apiserver.md §15.2): group `system:masters` is allowed
-// everything; otherwise RBAC allows when a rule reachable from one of the user's bindings matches,
-// and has no opinion otherwise (the server answers 403).
+// The authorization chain of kube-apiserver (privileged group, then RBAC): group `system:masters`
+// is allowed everything; otherwise RBAC allows when a rule reachable from one of the user's
+// bindings matches, and has no opinion otherwise (the server answers 403).
 //
 // Roles and bindings are read from the store once (lazily, on the first decision) and then kept
 // current through a watch on the RBAC prefix. Like kube-apiserver's informer-fed RBAC, a change

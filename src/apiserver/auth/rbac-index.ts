@@ -1,4 +1,4 @@
-// In-memory RBAC index (embedded-apiserver.md §15.4): roles by name, bindings by subject. A request
+// In-memory RBAC index: roles by name, bindings by subject. A request
 // looks up only the bindings naming its user or one of its groups, so the cost does not grow with
 // the number of clusters (10,000 clusters × 4 bindings on a large hub).
 //
@@ -141,7 +141,10 @@ export class RbacIndex {
     return undefined;
   }
 
-  /** RBAC evaluation (§15.2 step 2): allowed when any rule reachable from a binding of the user matches. */
+  /**
+   * RBAC evaluation (after the system:masters shortcut): allowed when any rule reachable from a
+   * binding of the user matches.
+   */
   evaluate(attrs: RequestAttributes): RbacDecision {
     const keys = userKeys(attrs.user);
     for (const sk of keys) {

@@ -1,5 +1,6 @@
-// Pure RBAC decisions (embedded-apiserver.md §15.3, §15.4): does a PolicyRule cover a request, does a
-// binding subject name a user. No store, clock or logger here; the table tests live beside it.
+// Pure RBAC decisions, as kube-apiserver's RBAC authorizer makes them: does a PolicyRule cover a
+// request, does a binding subject name a user. No store, clock or logger here; the table tests
+// live beside it.
 
 import type { RequestAttributes, UserInfo } from '../pipeline.js';
 
@@ -64,7 +65,7 @@ function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return false;
 }
 
-/** Whether a rule allows the request (§15.3). Resource rules never match non-resource requests and vice versa. */
+/** Whether a rule allows the request. Resource rules never match non-resource requests and vice versa. */
 export function ruleAllows(rule: PolicyRule, attrs: Pick<RequestAttributes, 'verb' | 'resourceRequest' | 'path' | 'apiGroup' | 'resource' | 'subresource' | 'name'>): boolean {
   if (!verbMatches(rule, attrs.verb)) return false;
   if (attrs.resourceRequest) {

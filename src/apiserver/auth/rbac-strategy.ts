@@ -1,4 +1,4 @@
-// Registry strategies of the RBAC kinds (embedded-apiserver.md §15.4): bindings need a valid
+// Registry strategies of the RBAC kinds, as kube-apiserver validates them: bindings need a valid
 // roleRef, which is immutable (`cannot change roleRef`), and well-formed subjects. Plug in through
 // `builtinResources(rbacStrategyOverrides())`.
 

@@ -1,4 +1,4 @@
-// Service-account tokens (embedded-apiserver.md §14.4): ES256 JWTs issued through the TokenRequest
+// Service-account tokens: ES256 JWTs issued through the TokenRequest
 // subresource (`POST .../serviceaccounts/<name>/token`) and accepted as bearer tokens while the
 // ServiceAccount still exists with the same uid.
 

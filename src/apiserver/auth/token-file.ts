@@ -1,4 +1,4 @@
-// Static bearer tokens (embedded-apiserver.md §14.2), the `--token-auth-file` CSV of kube-apiserver:
+// Static bearer tokens, the `--token-auth-file` CSV of kube-apiserver:
 // `token,username,uid[,"group1,group2"]`, one user per line. Parsing is pure; error messages carry
 // the line number, never the token.
 

@@ -1,6 +1,6 @@
-// x509 client-certificate authentication (embedded-apiserver.md §14.1): the leaf must be signed by
-// the client CA, within its validity period, and allow clientAuth when it has an EKU extension.
-// User = subject CN, groups = subject O values in order.
+// x509 client-certificate authentication, as kube-apiserver's --client-ca-file: the leaf must be
+// signed by the client CA, within its validity period, and allow clientAuth when it has an EKU
+// extension. User = subject CN, groups = subject O values in order.
 //
 // Verification results are cached per certificate (by SHA-256 of the DER) in a bounded map owned
 // by the authenticator instance; validity is re-checked against the clock on every request.

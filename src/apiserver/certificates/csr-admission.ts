@@ -1,4 +1,4 @@
-// CSR admission (embedded-apiserver.md §13.2–13.4), upstream's CertificateApproval,
+// CSR admission, kube-apiserver's CertificateApproval,
 // CertificateSigning and CertificateSubjectRestriction plugins:
 //   /approval update  requester needs `approve` on certificates.k8s.io `signers` <signerName> (or <domain>/*)
 //   /status update    when status.certificate changes, requester needs `sign` on the same

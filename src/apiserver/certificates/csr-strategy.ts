@@ -1,4 +1,4 @@
-// Registry strategy of CertificateSigningRequest (embedded-apiserver.md §13.2–13.4), plugged into
+// Registry strategy of CertificateSigningRequest (kube-apiserver's certificates registry), plugged into
 // the built-in resource through `builtinResources({ 'certificates.k8s.io/certificatesigningrequests': csrStrategy })`.
 //
 //   create      spec.username/uid/groups/extra := the requester; status := {} (no pre-approved CSRs)

@@ -1,6 +1,6 @@
-// Pure validation of CertificateSigningRequest objects (embedded-apiserver.md §13.2–13.4): spec on
-// create, conditions on /approval and /status, certificate content on /status. Returns field
-// errors in kube-apiserver's wording; the registry turns them into a 422.
+// Pure validation of CertificateSigningRequest objects, as kube-apiserver's certificates registry
+// does: spec on create, conditions on /approval and /status, certificate content on /status.
+// Returns field errors in kube-apiserver's wording; the registry turns them into a 422.
 
 import type { KubeObject } from '../../api/meta.js';
 import { isDns1123Subdomain } from '../../api/name-rules.js';
@@ -102,7 +102,7 @@ function validateExpirationSeconds(v: unknown): FieldError[] {
   return [];
 }
 
-/** All create-time spec rules (§13.2). */
+/** All the rules a new CSR's spec must meet. */
 export function validateCsrSpec(obj: KubeObject): FieldError[] {
   const spec = specOf(obj);
   return [...validateRequest(spec.request), ...validateSignerName(spec.signerName), ...validateUsages(spec.usages), ...validateExpirationSeconds(spec.expirationSeconds)];

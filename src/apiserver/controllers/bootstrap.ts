@@ -1,5 +1,5 @@
-// Objects that exist from first start (§11, §15.7, §19): system namespaces, bootstrap RBAC policy,
-// kube-public/cluster-info. Idempotent; runs before the server reports ready.
+// Objects that exist from first start, as on a fresh kube-apiserver: system namespaces, the
+// bootstrap RBAC policy, kube-public/cluster-info. Idempotent; runs before the server reports ready.
 
 import type { KubeObject } from '../../api/meta.js';
 import { stringify as toYaml } from 'yaml';

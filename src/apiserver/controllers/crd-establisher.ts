@@ -1,4 +1,5 @@
-// CRD lifecycle (§12.2): names check → NamesAccepted/Established → served; on deletion the
+// CRD lifecycle, as apiextensions-apiserver's naming, establishing and finalizer controllers run it:
+// names check → NamesAccepted/Established → served; on deletion the
 // custom resources are deleted, then the cleanup finalizer is removed.
 
 import { rfc3339 } from '../../api/conditions.js';

@@ -1,4 +1,4 @@
-// Event expiry (§17, upstream --event-ttl): Events older than the TTL are deleted periodically.
+// Event expiry (kube-apiserver's --event-ttl): Events older than the TTL are deleted periodically.
 
 import type { KubeObject } from '../../api/meta.js';
 import type { Clock } from '../../util/clock.js';

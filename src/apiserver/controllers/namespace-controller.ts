@@ -1,4 +1,5 @@
-// Namespaces (§11, §19): for live namespaces, ensure the `default` ServiceAccount and the
+// Namespaces, as kube-controller-manager's namespace, service account and root CA publisher
+// controllers keep them: for live namespaces, ensure the `default` ServiceAccount and the
 // `kube-root-ca.crt` ConfigMap; for terminating ones, delete their content, then remove the
 // `kubernetes` finalizer (the namespace is removed once no finalizer is left).
 

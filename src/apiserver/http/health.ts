@@ -1,4 +1,4 @@
-// Health endpoints (§16): /healthz, /livez, /readyz with ?verbose and per-check paths.
+// Health endpoints: /healthz, /livez, /readyz with ?verbose and per-check paths.
 
 import type { ServerResponse } from 'node:http';
 import { sendText } from './respond.js';

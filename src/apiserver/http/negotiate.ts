@@ -1,4 +1,4 @@
-// Content negotiation (§4.1): Accept → output format; Content-Type → body/patch type. Pure.
+// Content negotiation: Accept → output format; Content-Type → body/patch type. Pure.
 
 import { errors } from './errors.js';
 

@@ -1,4 +1,4 @@
-// Table output for `kubectl get` (§4.2): default Name/Created At columns, CRD printer columns.
+// Table output for `kubectl get`: default Name/Created At columns, CRD printer columns.
 
 import type { KubeObject } from '../../api/meta.js';
 import type { PrinterColumn } from '../registry/types.js';

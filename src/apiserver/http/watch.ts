@@ -1,4 +1,4 @@
-// WATCH (§10): initial events, resume from a revision, selector transitions, bookmarks, timeouts,
+// WATCH: initial events, resume from a revision, selector transitions, bookmarks, timeouts,
 // ERROR-then-close, newline-delimited JSON with headers flushed at once.
 //
 // Fan-out cost per event and watcher is kept to one socket write of a Buffer shared by every

@@ -1,4 +1,4 @@
-// Field sets for managedFields (spec §7.4): a set of paths, each a list of FieldsV1 path
+// Field sets for managedFields (server-side apply): a set of paths, each a list of FieldsV1 path
 // elements — `f:<field>`, `k:<json of key fields>` (list-map item), `v:<json>` (set item),
 // `i:<n>` (index) — with conversion to and from the nested `fieldsV1` encoding
 // (`.` marks a node that is itself a member and also has members below it).

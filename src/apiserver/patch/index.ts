@@ -1,6 +1,6 @@
-// PATCH entry point (spec §7): picks the algorithm from the Content-Type, applies it to the
+// PATCH entry point: picks the algorithm from the Content-Type, applies it to the
 // stored object and returns the patched object. Everything here is pure; the caller runs the
-// result through the update path (§6.2) and handles 404 for non-apply patches on missing objects.
+// result through the update path and handles 404 for non-apply patches on missing objects.
 
 import { parse as parseYaml } from 'yaml';
 import type { KubeObject } from '../../api/meta.js';
@@ -56,7 +56,7 @@ export function patchMediaType(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
-/** Validates the query options of a PATCH (§7.0); throws 422 on PatchOptions.meta.k8s.io. */
+/** Validates a PATCH's query options (fieldManager, force); throws 422 on PatchOptions.meta.k8s.io. */
 function validatePatchOptions(o: { mediaType: string; fieldManager?: string; force?: boolean }): void {
   const causes: FieldError[] = [];
   const isApply = o.mediaType === APPLY_PATCH;

@@ -1,7 +1,7 @@
-// JSON Patch (RFC 6902, spec §7.1). Our own small implementation so that every failure maps to the
-// status the spec gives: a malformed document → 400, an operation that cannot be applied → 422
-// (message = the patch error text, worded like the evanphx/json-patch library kube-apiserver uses),
-// more than 10 000 operations → 413.
+// JSON Patch (RFC 6902). Our own small implementation so that every failure maps to the status
+// kube-apiserver answers with: a malformed document → 400, an operation that cannot be applied →
+// 422 (message = the patch error text, worded like the evanphx/json-patch library kube-apiserver
+// uses), more than 10 000 operations → 413.
 
 import { errorMessage } from '../../util/errors.js';
 import { isPlainObject, jsonEqual } from '../../util/merge-patch.js';

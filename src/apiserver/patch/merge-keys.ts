@@ -1,6 +1,7 @@
-// Per-kind field metadata for strategic merge patch and server-side apply on built-in kinds
-// (spec §7.3): which lists merge by a key, which primitive lists merge as sets. Everything not
-// listed is atomic (a list is replaced whole) or a plain map (merged key by key).
+// Per-kind field metadata for strategic merge patch and server-side apply on built-in kinds (the
+// patchStrategy/patchMergeKey tags of the Go types): which lists merge by a key, which primitive
+// lists merge as sets. Everything not listed is atomic (a list is replaced whole) or a plain map
+// (merged key by key).
 
 /** Metadata of one field; `fields` describes the members of an object value. */
 export interface FieldMeta {

@@ -1,4 +1,4 @@
-// JSON Merge Patch (RFC 7386, spec §7.2): objects merge recursively, `null` deletes a key, arrays
+// JSON Merge Patch (RFC 7386): objects merge recursively, `null` deletes a key, arrays
 // and scalars replace wholesale. A patch whose top level is not an object is rejected (400).
 
 import { errors } from '../http/errors.js';

@@ -1,4 +1,4 @@
-// Server-side apply (spec §7.4, level 2): field ownership per manager in managedFields, conflicts
+// Server-side apply: field ownership per manager in managedFields, conflicts
 // (409 unless force), removal of fields the applier stopped applying, and the Update bookkeeping
 // for every other write. Maps merge key by key, lists merge by `x-kubernetes-list-type`/merge key
 // (map, set); other lists and atomic maps are replaced whole.

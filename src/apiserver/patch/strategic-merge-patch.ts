@@ -1,4 +1,4 @@
-// Strategic merge patch for built-in kinds (spec §7.3): JSON merge patch plus keyed list merging,
+// Strategic merge patch for built-in kinds: JSON merge patch plus keyed list merging,
 // set-like primitive lists and the `$patch`, `$retainKeys`, `$deleteFromPrimitiveList/<f>` and
 // `$setElementOrder/<f>` directives, driven by the field table in merge-keys.ts.
 

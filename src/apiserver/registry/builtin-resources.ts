@@ -1,4 +1,4 @@
-// The built-in resources (§3.2) as ServedResource descriptions.
+// The built-in resources the OCM hub, the agent and kubectl use, as ServedResource descriptions.
 
 import type { KubeObject } from '../../api/meta.js';
 import type { ResourceDef } from '../pipeline.js';

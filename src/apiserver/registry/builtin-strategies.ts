@@ -1,5 +1,5 @@
-// Type strategies of the built-in kinds (§11, §17, §18, §19): defaults, write-only fields, and
-// the validation rules beyond ObjectMeta.
+// Type strategies of the built-in kinds (Namespace, Secret, ConfigMap, Lease, ...): defaults,
+// write-only fields, and the validation rules beyond ObjectMeta.
 
 import type { KubeObject } from '../../api/meta.js';
 import { asPlainObject, jsonEqual } from '../../util/merge-patch.js';

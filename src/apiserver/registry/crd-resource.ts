@@ -1,4 +1,4 @@
-// The customresourcedefinitions resource (§12.1, §12.2): defaults, validation (schema module),
+// The customresourcedefinitions resource: defaults, validation (schema module),
 // the cleanup finalizer, storedVersions.
 
 import type { KubeObject } from '../../api/meta.js';

@@ -1,4 +1,4 @@
-// Serving the custom resources of an established CRD (§12.3): one ServedResource for all served
+// Serving the custom resources of an established CRD: one ServedResource for all served
 // versions; objects stored in the storage version, other versions by rewriting apiVersion.
 
 import type { KubeObject } from '../../api/meta.js';

@@ -1,4 +1,5 @@
-// events.k8s.io/v1 Events share storage with core/v1 Events (§17); stored form is core/v1.
+// events.k8s.io/v1 Events share storage with core/v1 Events, as on kube-apiserver; the stored form
+// is core/v1.
 
 import type { KubeObject } from '../../api/meta.js';
 

@@ -1,4 +1,4 @@
-// Delete (§6.4) and the namespace protections of §11.
+// Delete, with finalizers and graceful deletion, and the protections of the system namespaces.
 
 import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject, Status } from '../../api/meta.js';

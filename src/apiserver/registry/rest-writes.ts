@@ -1,5 +1,6 @@
-// Create and update (§6.1, §6.2, §8): metadata rules, strategies, admission, no-op suppression,
-// finalizer-driven removal. Objects passed in are in wire form; results are storage form.
+// Create and update, of objects and of their subresources: metadata rules, strategies, admission,
+// no-op suppression, finalizer-driven removal. Objects passed in are in wire form; results are
+// storage form.
 
 import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject, ObjectMeta } from '../../api/meta.js';

@@ -1,6 +1,6 @@
-// Validation and create-time defaults of a CustomResourceDefinition (apiextensions.k8s.io/v1,
-// spec §12.1): names, scope, versions (exactly one storage version), conversion, and the
-// structural-schema rules of §12.4. Returns field errors for a 422 on
+// Validation and create-time defaults of a CustomResourceDefinition (apiextensions.k8s.io/v1):
+// names, scope, versions (exactly one storage version), conversion, and the structural-schema
+// rules. Returns field errors for a 422 on
 // `CustomResourceDefinition.apiextensions.k8s.io "<name>"`.
 
 import type { KubeObject } from '../../../api/meta.js';
@@ -72,7 +72,7 @@ export function validateCustomResourceDefinition(crd: KubeObject, old?: KubeObje
   if (spec['preserveUnknownFields'] === true) errs.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'must be false'));
   const strategy = str(rec(spec['conversion'])['strategy']);
   if (strategy !== undefined && strategy !== 'None') {
-    // Conversion webhooks are not supported by the embedded server (spec §12.1).
+    // Conversion webhooks are not supported: the server never calls out to a webhook.
     errs.push(fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None']));
   }
 
@@ -136,7 +136,7 @@ function versionErrors(versions: unknown): FieldError[] {
 }
 
 /**
- * The structural-schema violations of one openAPIV3Schema (§12.4): types everywhere outside
+ * The structural-schema violations of one openAPIV3Schema: types everywhere outside
  * junctors (except int-or-string and preserve-unknown-fields nodes), object root, items on
  * arrays, list-type/list-map-keys consistency, nothing defaulted or nullable inside junctors,
  * and defaults that validate against their own schema.
@@ -234,7 +234,7 @@ export function crdWarnings(crd: KubeObject): string[] {
   return out;
 }
 
-/** Create-time defaults (§12.1): singular, listKind, conversion strategy, storedVersions. Returns a copy. */
+/** Create-time defaults: singular, listKind, conversion strategy, storedVersions. Returns a copy. */
 export function defaultCustomResourceDefinition(crd: KubeObject): KubeObject {
   const out = structuredClone(crd);
   const spec = rec(out['spec']);

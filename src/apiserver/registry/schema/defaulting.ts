@@ -1,4 +1,4 @@
-// Structural defaulting (spec §12.4): `default` values are set where a property is absent inside
+// Structural defaulting: `default` values are set where a property is absent inside
 // an existing object (nested objects and array items included); a `null` in a non-nullable property
 // takes the default, or is dropped when the property has no default and is not required (as
 // kube-apiserver's PruneNonNullableNullsWithoutDefaults does). Junctors (anyOf/allOf/oneOf/not) are

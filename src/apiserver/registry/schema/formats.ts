@@ -1,4 +1,4 @@
-// Cheap checks for the OpenAPI `format` values kube-apiserver validates (spec §12.4). Unknown
+// Cheap checks for the OpenAPI `format` values kube-apiserver validates. Unknown
 // formats are accepted. Only string values are checked here (int32/int64 ranges are numeric).
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;

@@ -1,4 +1,4 @@
-// Custom-resource write preparation (spec §12.3–12.4): default → prune → validate, in one call.
+// Custom-resource write preparation: default → prune → validate, in one call.
 
 import { errors, type ApiError, type FieldError } from '../../http/errors.js';
 import { applyDefaults } from './defaulting.js';
@@ -33,7 +33,7 @@ export function prepareCustomResource<T extends Record<string, unknown>>(o: Prep
   return { obj, errors, pruned };
 }
 
-/** Defaults applied when reading a stored object (spec §12.3); returns a defaulted copy. */
+/** Defaults applied when reading a stored object, as apiextensions-apiserver does; returns a copy. */
 export function defaultCustomResource<T extends Record<string, unknown>>(schema: JSONSchemaProps, obj: T): T {
   const copy = structuredClone(obj);
   applyDefaults(schema, copy);

@@ -1,4 +1,5 @@
-// Structural pruning (spec §12.4): at every object level, fields not declared in `properties`
+// Structural pruning, as apiextensions-apiserver prunes custom resources: at every object level,
+// fields not declared in `properties`
 // (and not covered by `additionalProperties`) are removed, unless
 // `x-kubernetes-preserve-unknown-fields`. At the root `apiVersion`, `kind` and `metadata` are always
 // kept and `metadata` is reduced to ObjectMeta fields; embedded resources keep their own

@@ -1,7 +1,7 @@
-// Validation of a custom resource against its CRD version's openAPIV3Schema (spec §12.4), with
+// Validation of a custom resource against its CRD version's openAPIV3Schema, with
 // kube-apiserver's field paths (`spec.taints[0].effect`) and renderings (`Invalid value: "string":
 // spec.x in body must be of type integer: "string"`). `x-kubernetes-validations` (CEL) is NOT
-// evaluated: the rules are accepted and skipped (spec §12.4, §20.4).
+// evaluated: the rules are accepted and skipped (a CEL interpreter is out of scope).
 
 import { isPlainObject } from '../../../util/merge-patch.js';
 import { fieldErrors, type FieldError } from '../../http/errors.js';
