@@ -62,20 +62,22 @@ export function isDns1123Subdomain(s: string): boolean {
   return s.length <= DNS1123_SUBDOMAIN_MAX_LENGTH && DNS1123_SUBDOMAIN_RE.test(s);
 }
 
+/** The problems of a value held to a length and a pattern, in Go's order: length first. */
+function lengthAndPatternProblems(s: string, max: number, re: RegExp, message: string): string[] {
+  const errs: string[] = [];
+  if (s.length > max) errs.push(maxLengthMessage(max));
+  if (!re.test(s)) errs.push(message);
+  return errs;
+}
+
 /** validation.IsDNS1123Label: every rule `s` breaks; [] when valid. */
 export function dns1123LabelProblems(s: string): string[] {
-  const errs: string[] = [];
-  if (s.length > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLengthMessage(DNS1123_LABEL_MAX_LENGTH));
-  if (!DNS1123_LABEL_RE.test(s)) errs.push(DNS1123_LABEL_MESSAGE);
-  return errs;
+  return lengthAndPatternProblems(s, DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_RE, DNS1123_LABEL_MESSAGE);
 }
 
 /** validation.IsDNS1123Subdomain: every rule `s` breaks; [] when valid. */
 export function dns1123SubdomainProblems(s: string): string[] {
-  const errs: string[] = [];
-  if (s.length > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLengthMessage(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!DNS1123_SUBDOMAIN_RE.test(s)) errs.push(DNS1123_SUBDOMAIN_MESSAGE);
-  return errs;
+  return lengthAndPatternProblems(s, DNS1123_SUBDOMAIN_MAX_LENGTH, DNS1123_SUBDOMAIN_RE, DNS1123_SUBDOMAIN_MESSAGE);
 }
 
 /** validation.IsQualifiedName (label and annotation keys, finalizers): every rule `key` breaks; [] when valid. */
@@ -102,8 +104,5 @@ export function qualifiedNameProblems(key: string): string[] {
 
 /** validation.IsValidLabelValue: every rule `value` breaks; [] when valid. */
 export function labelValueProblems(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > LABEL_VALUE_MAX_LENGTH) errs.push(maxLengthMessage(LABEL_VALUE_MAX_LENGTH));
-  if (!LABEL_VALUE_RE.test(value)) errs.push(LABEL_VALUE_MESSAGE);
-  return errs;
+  return lengthAndPatternProblems(value, LABEL_VALUE_MAX_LENGTH, LABEL_VALUE_RE, LABEL_VALUE_MESSAGE);
 }
