@@ -9,9 +9,9 @@ import type { CertificateSigningRequest } from './core.js';
 import { decodeCsrRequest, type CsrSubject } from './csr-subject.js';
 
 /** The usages OCM's agent asks for; `client auth` is required, nothing else is allowed. */
-export const AGENT_CSR_USAGES: readonly string[] = ['digital signature', 'key encipherment', 'client auth'];
+const AGENT_CSR_USAGES: readonly string[] = ['digital signature', 'key encipherment', 'client auth'];
 /** OCM's bootstrap group, and the group Kubernetes gives every bootstrap token. */
-export const BOOTSTRAP_GROUPS: readonly string[] = ['system:bootstrappers:managedcluster', 'system:bootstrappers'];
+const BOOTSTRAP_GROUPS: readonly string[] = ['system:bootstrappers:managedcluster', 'system:bootstrappers'];
 /** Usernames of bootstrap tokens. */
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
 const AUTHENTICATED_GROUP = 'system:authenticated';
@@ -31,7 +31,7 @@ type Subject = Pick<CsrSubject, 'commonNames' | 'organizations'>;
 type Requester = { username?: unknown; groups?: unknown };
 
 /** `system:open-cluster-management:<cluster>:<agent>` split into its parts; undefined for any other name. */
-export function parseAgentUserName(name: string): { cluster: string; agentName: string } | undefined {
+function parseAgentUserName(name: string): { cluster: string; agentName: string } | undefined {
   if (!name.startsWith(names.userPrefix)) return undefined;
   const parts = name.slice(names.userPrefix.length).split(':');
   if (parts.length !== 2 || parts[0] === '' || parts[1] === '') return undefined;
@@ -49,7 +49,7 @@ function extraOrganization(subject: Subject, allowed: readonly string[]): string
 }
 
 /** Why `subject` is not an identity of `cluster`'s registration agent; undefined when it is. */
-export function agentSubjectProblem(cluster: string, subject: Subject): string | undefined {
+function agentSubjectProblem(cluster: string, subject: Subject): string | undefined {
   const one = singleCommonName(subject);
   if ('problem' in one) return one.problem;
   const expected = `${names.userPrefix}${cluster}:<agent>`;
@@ -62,7 +62,7 @@ export function agentSubjectProblem(cluster: string, subject: Subject): string |
 }
 
 /** Why `subject` is not an identity of add-on `addon`'s agent on `cluster`; undefined when it is. */
-export function addonSubjectProblem(cluster: string, addon: string, subject: Subject): string | undefined {
+function addonSubjectProblem(cluster: string, addon: string, subject: Subject): string | undefined {
   const one = singleCommonName(subject);
   if ('problem' in one) return one.problem;
   const group = `${names.userPrefix}cluster:${cluster}:addon:${addon}`;
@@ -86,7 +86,7 @@ export function labelledSubjectProblem(csrLabels: Readonly<Record<string, string
 }
 
 /** Why `usages` are not those of an agent's client certificate; undefined when they are. */
-export function agentUsagesProblem(usages: unknown): string | undefined {
+function agentUsagesProblem(usages: unknown): string | undefined {
   if (!Array.isArray(usages)) return 'spec.usages is missing';
   const bad = usages.find((u) => typeof u !== 'string' || !AGENT_CSR_USAGES.includes(u));
   if (bad !== undefined) return `usage ${String(bad)} is not allowed (only ${AGENT_CSR_USAGES.join(', ')})`;
@@ -95,7 +95,7 @@ export function agentUsagesProblem(usages: unknown): string | undefined {
 }
 
 /** A bootstrap token (by group or username) or one of the extra bootstrap users. */
-export function isBootstrapRequester(spec: Requester, bootstrapUsers: readonly string[] = []): boolean {
+function isBootstrapRequester(spec: Requester, bootstrapUsers: readonly string[] = []): boolean {
   const user = typeof spec.username === 'string' ? spec.username : '';
   const groups = Array.isArray(spec.groups) ? spec.groups : [];
   if (groups.some((g) => BOOTSTRAP_GROUPS.includes(g as string))) return true;
@@ -103,7 +103,7 @@ export function isBootstrapRequester(spec: Requester, bootstrapUsers: readonly s
 }
 
 /** Why the CSR's creator may not ask for `cluster`'s agent certificate; undefined when it may. */
-export function requesterProblem(spec: Requester, cluster: string, bootstrapUsers: readonly string[] = []): string | undefined {
+function requesterProblem(spec: Requester, cluster: string, bootstrapUsers: readonly string[] = []): string | undefined {
   if (isBootstrapRequester(spec, bootstrapUsers)) return undefined;
   const user = typeof spec.username === 'string' ? spec.username : '';
   if (parseAgentUserName(user)?.cluster === cluster) return undefined;

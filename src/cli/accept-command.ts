@@ -6,7 +6,7 @@ import { resolveKubeconfigPath } from './kubeconfig-flag.js';
 import { parseDurationFlag } from './duration-flag.js';
 
 /** Comma-separated and repeatable: `--x a,b --x c` → [a, b, c]; empty entries dropped. */
-export const collectList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+const collectList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
 
 export function registerAcceptCommand(program: Command): void {
   program

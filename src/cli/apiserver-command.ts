@@ -6,7 +6,7 @@ import type { ListenAddress } from '../apiserver/embedded.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
 import { CliUsageError } from './usage-error.js';
 
-export interface ApiserverCommandOptions {
+interface ApiserverCommandOptions {
   dataDir: string;
   listen: ListenAddress;
   logLevel: LogLevel;
@@ -23,7 +23,7 @@ export function parseListen(v: string): ListenAddress {
   return { host, port };
 }
 
-export function validateApiserverOptions(raw: { dataDir?: string; listen?: string; logLevel?: string; tokenAuthFile?: string }): ApiserverCommandOptions {
+function validateApiserverOptions(raw: { dataDir?: string; listen?: string; logLevel?: string; tokenAuthFile?: string }): ApiserverCommandOptions {
   if (!raw.dataDir) throw new CliUsageError('--data-dir is required');
   const level = raw.logLevel ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliUsageError(`--log-level must be debug, info, warn or error, got "${level}"`);
@@ -35,7 +35,7 @@ export function validateApiserverOptions(raw: { dataDir?: string; listen?: strin
   });
 }
 
-export async function runApiserver(opts: ApiserverCommandOptions): Promise<void> {
+async function runApiserver(opts: ApiserverCommandOptions): Promise<void> {
   const log = createLogger({ level: opts.logLevel });
   // Loaded only when the command runs, so other commands do not pay for the server's modules.
   const { startEmbeddedApiServer } = await import('../apiserver/embedded.js');

@@ -21,7 +21,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { tightenDataDir, writePrivateFile } from '../util/private-files.js';
 
-export interface DemoSpoke {
+interface DemoSpoke {
   name: string;
   apiserver: EmbeddedApiServer;
   client: KubeClient;

@@ -20,7 +20,7 @@ import { parseListen as parseHostPort } from './apiserver-command.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
 
-export interface HubCommandRaw {
+interface HubCommandRaw {
   kubeconfig?: string;
   dataDir?: string;
   apiserverListen?: string;
@@ -36,7 +36,7 @@ export interface HubCommandRaw {
   logLevel?: string;
 }
 
-export interface HubCommandOptions {
+interface HubCommandOptions {
   mode: 'embedded' | 'kubeconfig' | 'in-cluster';
   kubeconfig?: string;
   dataDir?: string;
@@ -52,7 +52,7 @@ export interface HubCommandOptions {
 const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
-export function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
+function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   if (!raw.dataDir && !raw.kubeconfig && !isInCluster()) {
     throw new CliUsageError('either --data-dir (embedded API server) or --kubeconfig (existing cluster) is required outside a pod');
   }
@@ -130,7 +130,7 @@ function untilSignal(ac: AbortController): Promise<string> {
   });
 }
 
-export async function runHub(opts: HubCommandOptions): Promise<void> {
+async function runHub(opts: HubCommandOptions): Promise<void> {
   const log = createLogger({ level: opts.logLevel });
   for (const w of opts.warnings) log.error(w);
   const ac = new AbortController();

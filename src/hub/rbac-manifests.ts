@@ -21,7 +21,6 @@ import { semanticEqual } from '../util/merge-patch.js';
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const RBAC_API = 'rbac.authorization.k8s.io/v1';
 
-export type RbacKind = 'ClusterRole' | 'ClusterRoleBinding' | 'RoleBinding';
 export type RbacObject = ClusterRole | ClusterRoleBinding | RoleBinding;
 
 /** Labels on every per-cluster object: `--labels` ∪ {cluster-name: <c>} (cluster-name wins). */
@@ -29,14 +28,14 @@ export function clusterLabels(cluster: string, extra: Readonly<Record<string, st
   return { ...extra, [wellKnownLabels.clusterName]: cluster };
 }
 
-export function clusterSubjects(cluster: string): RbacSubject[] {
+function clusterSubjects(cluster: string): RbacSubject[] {
   return [
     { kind: 'Group', apiGroup: RBAC_GROUP, name: clusterGroupName(cluster) },
     { kind: 'Group', apiGroup: RBAC_GROUP, name: `open-cluster-management:${cluster}` },
   ];
 }
 
-export function clusterRoleRules(cluster: string, accepted: boolean): PolicyRule[] {
+function clusterRoleRules(cluster: string, accepted: boolean): PolicyRule[] {
   if (!accepted) return [{ apiGroups: [GROUP_CLUSTER], resources: ['managedclusters'], resourceNames: [cluster], verbs: ['get', 'list', 'watch'] }];
   return [
     { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['create', 'get', 'list', 'watch'] },

@@ -8,7 +8,7 @@ import { chmod, lstat, mkdir, readdir, rename, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { errorMessage } from './errors.js';
 
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 function isMissing(err: unknown): boolean {

@@ -11,7 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { ensurePki, type Pki } from '../../src/apiserver/pki/index.js';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
@@ -19,7 +19,7 @@ export interface RecordedRequest {
   clientCN: string | undefined;
 }
 
-export type Handler = (req: RecordedRequest, res: ServerResponse) => void;
+type Handler = (req: RecordedRequest, res: ServerResponse) => void;
 
 export interface FakeApi {
   url: string;

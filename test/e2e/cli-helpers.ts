@@ -16,9 +16,9 @@ import YAML from 'yaml';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** The built command, exactly what `npm install -g` would run. */
-export const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-export function assertBuilt(): void {
+function assertBuilt(): void {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
 }
 
@@ -223,7 +223,7 @@ export function conditionStatus(obj: { status?: { conditions?: ConditionLike[] }
 }
 
 /** The spoke CRDs the agent watches (what the klusterlet operator installs on a managed cluster). */
-export const SPOKE_CRD_FILES = ['clusterclaims.cluster.open-cluster-management.io.yaml', 'clusterproperties.about.k8s.io.yaml'];
+const SPOKE_CRD_FILES = ['clusterclaims.cluster.open-cluster-management.io.yaml', 'clusterproperties.about.k8s.io.yaml'];
 
 /**
  * Prepares a spoke API server the way the klusterlet operator does before starting the agent: the

@@ -10,8 +10,8 @@ export interface FuzzOptions {
   collect: boolean;
 }
 
-export const DEFAULT_RUNS = 150;
-export const DEFAULT_SEED = 20240909;
+const DEFAULT_RUNS = 150;
+const DEFAULT_SEED = 20240909;
 
 function positiveInt(v: string | undefined, name: string): number | undefined {
   if (v === undefined || v === '') return undefined;

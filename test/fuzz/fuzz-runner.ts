@@ -19,7 +19,7 @@ import { issuedCertificateViolations } from './issued-certificates.js';
 import { auditWrites, recordStore, type StoreRecorder } from './store-audit.js';
 
 /** Longest the event loop may be blocked while one request is served. */
-export const MAX_BLOCK_MS = 100;
+const MAX_BLOCK_MS = 100;
 const REQUEST_DEADLINE_MS = 15_000;
 const HEALTH_DEADLINE_MS = 5_000;
 const RAW_DEADLINE_MS = 1_500;
@@ -224,7 +224,7 @@ export class FuzzRunner {
  * the impersonated user's rights); anyone else's impersonation headers must be refused, so their
  * own rights stay the bound.
  */
-export function actingAs(id: Identity, headers: Record<string, string>): { user: UserRef; superuser: boolean } {
+function actingAs(id: Identity, headers: Record<string, string>): { user: UserRef; superuser: boolean } {
   const name = headers['impersonate-user'];
   if (!id.superuser || !name) return { user: id.user, superuser: id.superuser };
   const groups = headers['impersonate-group'] ? [headers['impersonate-group']] : [];

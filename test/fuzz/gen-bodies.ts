@@ -33,7 +33,7 @@ export type BodySpec =
   | { kind: 'bytes'; bytes: number[] }
   | { kind: 'deleteOptions'; value: Json };
 
-export const BODY_MAX = 3 * 1024 * 1024;
+const BODY_MAX = 3 * 1024 * 1024;
 
 /** Strings that take a backtracking engine exponential time on `^(a+)+$` (0.1 to 1 s in V8's RegExp). */
 const backtrackingInput = fc.integer({ min: 20, max: 26 }).map((n) => `${'a'.repeat(n)}!`);

@@ -5,14 +5,14 @@
 
 import fc from 'fast-check';
 
-export const PATCH_TYPES = [
+const PATCH_TYPES = [
   'application/json-patch+json',
   'application/merge-patch+json',
   'application/strategic-merge-patch+json',
   'application/apply-patch+yaml',
 ] as const;
 
-export const ACCEPTS = [
+const ACCEPTS = [
   'application/json', 'application/yaml', '*/*', 'application/*',
   'application/json;as=Table;v=v1;g=meta.k8s.io',
   'application/json;as=Table;v=v1beta1;g=meta.k8s.io',
@@ -27,7 +27,7 @@ export const ACCEPTS = [
   ',,,', ';;;', ';q=1', 'application/json;charset=utf-16',
 ];
 
-export const CONTENT_TYPES = [
+const CONTENT_TYPES = [
   'application/json', 'application/yaml', ...PATCH_TYPES, 'application/json; charset=utf-8', 'application/yaml;charset=utf-16',
   'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.kubernetes.protobuf',
   'application/cbor', 'application/apply-patch+cbor', 'application/json-patch+json;q=1', '', ';', '*/*',

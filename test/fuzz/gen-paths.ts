@@ -29,7 +29,7 @@ const pctEscape: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** One path segment, encoded. */
-export const randomSegment: fc.Arbitrary<string> = fc.oneof(
+const randomSegment: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('api', 'apis', 'v1', 'v2', 'v1beta1', 'watch', 'namespaces', 'status', 'approval', 'finalize', 'token', 'proxy', 'log', 'exec', 'scale', 'binding', 'eviction', 'clientcertificates', '.', '..', '', 'default', 'kube-system') },
   { weight: 3, arbitrary: fc.string({ unit: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...SAFE) }, { weight: 1, arbitrary: pctEscape }), maxLength: 20 }) },
   // Raw bytes 0x80-0xff: Node sends them as single (invalid UTF-8) bytes.

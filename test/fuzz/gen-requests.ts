@@ -31,7 +31,7 @@ export interface RequestContext {
 
 const WEIRD_METHODS = ['TRACE', 'PROPFIND', 'PURGE', 'LINK', 'get', 'Patch', 'FOO', 'M-SEARCH', 'QUERY'];
 
-export const methodArbitrary: fc.Arbitrary<string> = fc.oneof(
+const methodArbitrary: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.constant('GET') },
   { weight: 3, arbitrary: fc.constant('POST') },
   { weight: 2, arbitrary: fc.constant('PUT') },
@@ -80,7 +80,7 @@ export function existingObjectPaths(ctx: RequestContext, seedNamespaces: readonl
 }
 
 /** Watch requests: the watch parameter or the legacy prefix, with list options. */
-export function watchPaths(ctx: RequestContext): fc.Arbitrary<GeneratedPath> {
+function watchPaths(ctx: RequestContext): fc.Arbitrary<GeneratedPath> {
   const entries = ctx.catalogue.filter((e) => e.verbs.includes('watch'));
   return fc.tuple(fc.constantFrom(...entries), fc.constantFrom(...ctx.namespaces), fc.boolean(), fc.option(fc.constantFrom(...ctx.names), { freq: 3 }))
     .map(([e, ns, legacy, name]) => {

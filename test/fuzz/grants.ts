@@ -27,7 +27,7 @@ interface ResourceRule {
 const has = (list: string[] | undefined, v: string): boolean => (list ?? []).includes('*') || (list ?? []).includes(v);
 
 /** Pure: the grants a rule list gives in `namespace` over the catalogue. */
-export function grantsFromRules(rules: readonly ResourceRule[], catalogue: readonly CatalogueEntry[], namespace: string): Grant[] {
+function grantsFromRules(rules: readonly ResourceRule[], catalogue: readonly CatalogueEntry[], namespace: string): Grant[] {
   const out: Grant[] = [];
   for (const rule of rules) {
     for (const e of catalogue) {

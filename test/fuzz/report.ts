@@ -5,7 +5,7 @@ import type { FuzzRequest, FuzzResponse, RawResponse } from './http-exchange.js'
 
 const MAX_TEXT = 400;
 
-export function truncate(s: string, max = MAX_TEXT): string {
+function truncate(s: string, max = MAX_TEXT): string {
   return s.length <= max ? s : `${s.slice(0, max)}… (${s.length} chars)`;
 }
 

@@ -24,7 +24,7 @@ function mediaType(ct: string | string[] | undefined): string {
 }
 
 /** Parses a body by its Content-Type; undefined when it is neither JSON nor YAML or does not parse. */
-export function parseBody(body: Buffer, contentType: string | string[] | undefined): unknown {
+function parseBody(body: Buffer, contentType: string | string[] | undefined): unknown {
   const mt = mediaType(contentType);
   const text = body.toString('utf8');
   try {
@@ -37,7 +37,7 @@ export function parseBody(body: Buffer, contentType: string | string[] | undefin
 }
 
 /** Problems with a Status that should describe an HTTP `code` failure ([] when fine). */
-export function statusProblems(v: unknown, code: number): string[] {
+function statusProblems(v: unknown, code: number): string[] {
   if (!isRecord(v)) return ['body is not a Status object'];
   const out: string[] = [];
   if (v.kind !== 'Status') out.push(`kind ${JSON.stringify(v.kind)}`);
@@ -110,7 +110,7 @@ function watchLineProblems(body: Buffer): string[] {
 }
 
 /** GET with a true `watch` parameter (Go ParseBool) or the legacy /watch/ path segment. */
-export function isWatchRequest(req: FuzzRequest): boolean {
+function isWatchRequest(req: FuzzRequest): boolean {
   if (req.method.toUpperCase() !== 'GET') return false;
   let watch: string | null = null;
   try {

@@ -159,7 +159,7 @@ const VERBS_FOR: Record<StoreEvent['type'], string[]> = {
 const STORED_ALIASES: Record<string, string[]> = { '/events': ['', 'events.k8s.io'] };
 
 /** Whether SubjectAccessReviews let `user` make this change (some verb of the event's kind, on the object or the request's subresource). */
-export async function mayChange(admin: KubeClient, user: UserRef, ev: StoreEvent, subresource: string): Promise<boolean> {
+async function mayChange(admin: KubeClient, user: UserRef, ev: StoreEvent, subresource: string): Promise<boolean> {
   const k = keyParts(ev.key);
   const groups = STORED_ALIASES[`${k.group}/${k.resource}`] ?? [k.group];
   const namespace = k.group === '' && k.resource === 'namespaces' ? k.name : k.namespace;
@@ -197,7 +197,7 @@ export interface AuditInput {
  * kube-apiserver stores nothing above etcd's request limit (1.5 MiB); objects written by the server
  * itself may carry a little more metadata than the request did.
  */
-export const MAX_STORED_OBJECT_BYTES = 1.5 * 1024 * 1024 + 64 * 1024;
+const MAX_STORED_OBJECT_BYTES = 1.5 * 1024 * 1024 + 64 * 1024;
 
 /** The store-side violations of one request. */
 export async function auditWrites(admin: KubeClient, store: Pick<Store, 'get'>, a: AuditInput): Promise<Violation[]> {

@@ -3,10 +3,10 @@
 
 import type { KubeObject } from '../../src/api/meta.js';
 
-export const FUZZ_GROUP = 'fuzz.example.com';
+const FUZZ_GROUP = 'fuzz.example.com';
 export const SEED_NAME = 'fuzz-obj';
 /** Matched against the CRD's `pattern`; nested quantifiers backtrack exponentially in a JS RegExp. */
-export const BACKTRACKING_PATTERN = '^(a+)+$';
+const BACKTRACKING_PATTERN = '^(a+)+$';
 
 export interface TemplateContext {
   namespace: string;

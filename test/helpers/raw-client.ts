@@ -25,7 +25,7 @@ export interface RawClient {
   close(): void;
 }
 
-export interface WatchStream {
+interface WatchStream {
   status: number;
   headers: IncomingHttpHeaders;
   /** Next complete line parsed as JSON; rejects on timeout; undefined at end of stream. */

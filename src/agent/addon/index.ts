@@ -36,6 +36,5 @@
 
 export { createAddonLeaseController } from './addon-lease-controller.js';
 export { createAddonRegistrationController } from './registration-controller.js';
-export type { KubeClientDriver } from './registration-sync.js';
 export { registrationConfigs } from './registration-config.js';
 export { createAddonRegistrationStarter } from './registration-starter.js';

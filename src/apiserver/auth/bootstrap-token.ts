@@ -5,11 +5,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { KubeObject } from '../../api/meta.js';
 import type { UserInfo } from '../pipeline.js';
+import { BOOTSTRAP_USER_PREFIX } from '../../api/cluster-csr.js';
 
 const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
 export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
 const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
-const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
+
 const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
 
 const TOKEN_RE = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;

@@ -47,7 +47,7 @@ function sizeOf(it: StoredObject): number {
   return it.bytes ?? JSON.stringify(it.object).length;
 }
 
-export function listTooLarge(bytes: number, items: number, maxBytes: number): ApiError {
+function listTooLarge(bytes: number, items: number, maxBytes: number): ApiError {
   const mib = (n: number): string => (n / (1024 * 1024)).toFixed(1);
   return new ApiError(413, 'RequestEntityTooLarge',
     `the list would be about ${mib(bytes)} MiB (${items} items), more than the server's limit of ${mib(maxBytes)} MiB for one response: request it in pages with the limit and continue parameters`);

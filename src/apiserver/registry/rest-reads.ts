@@ -34,7 +34,7 @@ interface ContinueToken {
   start: string;
 }
 
-export function encodeContinue(t: ContinueToken): string {
+function encodeContinue(t: ContinueToken): string {
   return Buffer.from(JSON.stringify({ v: 1, rv: t.rv, start: t.start })).toString('base64url');
 }
 
@@ -46,7 +46,7 @@ const INVALID_START_RV = 'continue key is not valid: incorrect encoded start res
  * key must lie under the listed `prefix`. Anything else is a forged or foreign token: 400, with
  * kube-apiserver's `continue key is not valid` wording.
  */
-export function decodeContinue(s: string, check?: { prefix: string; currentRevision: number }): ContinueToken {
+function decodeContinue(s: string, check?: { prefix: string; currentRevision: number }): ContinueToken {
   let parsed: { v?: unknown; rv?: unknown; start?: unknown } | undefined;
   try {
     const value = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
@@ -82,7 +82,7 @@ export function parseRv(rv: string | undefined): number | undefined {
 }
 
 /** Waits (bounded) until the store reaches `rv`; 504 Too large resource version otherwise. */
-export async function waitForRevision(ctx: RegistryContext, rv: number, waitMs: number, sleep: (ms: number) => Promise<void>): Promise<void> {
+async function waitForRevision(ctx: RegistryContext, rv: number, waitMs: number, sleep: (ms: number) => Promise<void>): Promise<void> {
   const deadline = ctx.now() + waitMs;
   while (ctx.store.currentRevision() < rv) {
     if (ctx.now() >= deadline) throw errors.tooLargeResourceVersion(rv, ctx.store.currentRevision());

@@ -24,12 +24,12 @@ import { dirname } from 'node:path';
 import { ensurePrivateFileSync, PRIVATE_FILE_MODE } from '../../util/private-files.js';
 import { StoreLockedError } from './store-errors.js';
 
-export const SCHEMA_VERSION = '1';
+const SCHEMA_VERSION = '1';
 /** Names in `meta` the store keeps for itself; setMeta refuses them. */
 export const META_COMPACT_REV = 'store.compact_rev';
 /** Compaction progress: log rows at or below it have been processed. */
 export const META_COMPACT_DONE = 'store.compact_done';
-export const META_SCHEMA_VERSION = 'store.schema_version';
+const META_SCHEMA_VERSION = 'store.schema_version';
 export const RESERVED_META_PREFIX = 'store.';
 
 const DDL = `

@@ -23,7 +23,7 @@ export interface StoredObject {
 }
 
 /** How many objects a collection holds and how large their stored JSON is. */
-export interface ListSize {
+interface ListSize {
   items: number;
   bytes: number;
 }

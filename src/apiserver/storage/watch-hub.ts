@@ -31,7 +31,7 @@ import { keyMatcher } from './key-range.js';
 import type { StoreEvent, WatchOptions, WatchSubscription } from './types.js';
 
 /** Reads logged events with after < revision <= upTo under a prefix, in revision order. */
-export type ReplayReader = (prefix: string, after: number, upTo: number, limit: number) => StoreEvent[];
+type ReplayReader = (prefix: string, after: number, upTo: number, limit: number) => StoreEvent[];
 
 export interface WatchHubOptions {
   /** Most live events a subscriber may have waiting before it is dropped as slow. */

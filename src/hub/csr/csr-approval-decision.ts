@@ -6,7 +6,7 @@ import { validateClusterCsr } from '../../api/cluster-csr.js';
 import type { CertificateSigningRequest } from '../../api/core.js';
 
 /** Approved or Denied (any status) means a human or controller already decided. */
-export function isTerminalCsr(csr: CertificateSigningRequest): boolean {
+function isTerminalCsr(csr: CertificateSigningRequest): boolean {
   return (csr.status?.conditions ?? []).some((c) => c.type === 'Approved' || c.type === 'Denied');
 }
 

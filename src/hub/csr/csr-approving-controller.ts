@@ -9,9 +9,9 @@ import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
 import { APPROVAL_MESSAGE, planApproval } from './csr-approval-decision.js';
 
-export const CONTROLLER_NAME = 'CSRApprovingController';
+const CONTROLLER_NAME = 'CSRApprovingController';
 
-export function renewalReview(csr: CertificateSigningRequest): SubjectAccessReview {
+function renewalReview(csr: CertificateSigningRequest): SubjectAccessReview {
   return {
     apiVersion: 'authorization.k8s.io/v1',
     kind: 'SubjectAccessReview',

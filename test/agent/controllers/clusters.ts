@@ -50,7 +50,7 @@ export async function startClusters(opts: ClustersOptions = {}): Promise<Cluster
   };
 }
 
-export function acceptedCondition(): Condition {
+function acceptedCondition(): Condition {
   return { type: 'HubAcceptedManagedCluster', status: 'True', reason: 'HubClusterAdminAccepted', message: 'Accepted by hub cluster admin', lastTransitionTime: rfc3339(new Date()) };
 }
 

@@ -17,7 +17,7 @@ import { bootstrapRbac, clusterRbac, commonClusterRoles, rbacCollectionPath } fr
 export const CLUSTER_A = 'cluster-a';
 export const CLUSTER_B = 'cluster-b';
 export const BOOTSTRAP_TOKEN = 'abcdef.0123456789abcdef';
-export const EXPIRED_TOKEN = 'zyxwvu.fedcba9876543210';
+const EXPIRED_TOKEN = 'zyxwvu.fedcba9876543210';
 
 export type IdentityName = 'agentA' | 'agentB' | 'bootstrap' | 'expiredBootstrap' | 'anonymous' | 'admin';
 
