@@ -12,10 +12,12 @@ describe('trimTrailing', () => {
   ];
   for (const c of cases) it(`should handle ${c.name}`, () => assert.equal(trimTrailing(...c.input), c.expected));
 
+  // A backtracking regex would need about 10^12 steps here (minutes); a loaded 2-core CI machine
+  // may still take a few hundred ms for the linear scan, so the bound only tells the two apart.
   it('should take linear time on a long run that is not at the end', () => {
     const started = performance.now();
     assert.equal(trimTrailing(`${'/'.repeat(1_000_000)}x`, '/'), `${'/'.repeat(1_000_000)}x`);
     assert.equal(trimTrailing(`x${'*'.repeat(1_000_000)}`, '*'), 'x');
-    assert.ok(performance.now() - started < 100, `took ${performance.now() - started} ms`);
+    assert.ok(performance.now() - started < 3000, `took ${performance.now() - started} ms`);
   });
 });
