@@ -52,6 +52,14 @@ function requestOrganizations(obj: KubeObject): string[] {
   }
 }
 
+/** 403 unless the requester may `verb` (approve, sign) CSRs of the request's signer. */
+function requireSignerPermission(ctx: AdmissionContext, req: AdmissionRequest, verb: 'approve' | 'sign'): void {
+  const signer = signerOf(req.oldObject ?? req.object);
+  if (!authorizedForSigner(ctx.authorizer, req.user, verb, signer)) {
+    throw errors.forbidden(CSR_QR, req.name, `user not permitted to ${verb} requests with signerName "${signer}"`);
+  }
+}
+
 export function csrAdmissionPlugins(): AdmissionPlugin[] {
   const handles = (group: string, resource: string): boolean => group === CERTIFICATES_GROUP && resource === CSR_RESOURCE;
   return [
@@ -60,10 +68,7 @@ export function csrAdmissionPlugins(): AdmissionPlugin[] {
       handles,
       validate(req: AdmissionRequest, ctx: AdmissionContext): void {
         if (req.operation !== 'UPDATE' || req.subresource !== 'approval') return;
-        const signer = signerOf(req.oldObject ?? req.object);
-        if (!authorizedForSigner(ctx.authorizer, req.user, 'approve', signer)) {
-          throw errors.forbidden(CSR_QR, req.name, `user not permitted to approve requests with signerName "${signer}"`);
-        }
+        requireSignerPermission(ctx, req, 'approve');
       },
     },
     {
@@ -74,10 +79,7 @@ export function csrAdmissionPlugins(): AdmissionPlugin[] {
         const before = req.oldObject ? statusOf(req.oldObject).certificate ?? '' : '';
         const after = statusOf(req.object).certificate ?? '';
         if (before === after) return;
-        const signer = signerOf(req.oldObject ?? req.object);
-        if (!authorizedForSigner(ctx.authorizer, req.user, 'sign', signer)) {
-          throw errors.forbidden(CSR_QR, req.name, `user not permitted to sign requests with signerName "${signer}"`);
-        }
+        requireSignerPermission(ctx, req, 'sign');
       },
     },
     {

@@ -4,11 +4,11 @@
 import type { KubeObject } from '../../api/meta.js';
 import { stringify as toYaml } from 'yaml';
 import { ApiError } from '../http/errors.js';
-import type { RegistryContext, RequestScope } from '../registry/rest-context.js';
+import type { RegistryContext } from '../registry/rest-context.js';
 import { createObject } from '../registry/rest-writes.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
+import { systemContext, systemScope } from './system-writes.js';
 
-const SYSTEM_USER = { username: 'system:apiserver', groups: ['system:masters'] };
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export interface BootstrapOptions {
@@ -24,9 +24,8 @@ function createIfMissing(o: BootstrapOptions, obj: KubeObject): void {
   const [group, version] = (obj.apiVersion ?? 'v1').includes('/') ? (obj.apiVersion as string).split('/') as [string, string] : ['', obj.apiVersion ?? 'v1'];
   const served = o.registry.all().find((r) => r.def.group === group && r.def.kind === obj.kind);
   if (!served) throw new Error(`bootstrap: no resource for ${obj.apiVersion} ${obj.kind}`);
-  const scope: RequestScope = { user: SYSTEM_USER, served, version, namespace: obj.metadata.namespace ?? '', dryRun: false };
   try {
-    createObject({ ...o.regCtx, admission: [] }, scope, obj);
+    createObject(systemContext(o.regCtx), systemScope(served, version, obj.metadata.namespace ?? ''), obj);
   } catch (err) {
     if (err instanceof ApiError && err.reason === 'AlreadyExists') return;
     throw err;

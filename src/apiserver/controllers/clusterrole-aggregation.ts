@@ -7,18 +7,14 @@
 import type { KubeObject } from '../../api/meta.js';
 import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../../api/label-selectors.js';
 import { SelectorParseError } from '../../api/selector-error.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
 import type { PolicyRule } from '../auth/rbac-rules.js';
-import type { RegistryContext, RequestScope } from '../registry/rest-context.js';
 import { loadCurrent, updateObject } from '../registry/rest-writes.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
-import type { Store, WatchSubscription } from '../storage/types.js';
+import type { WatchSubscription } from '../storage/types.js';
 import { nameOfKey } from './key-loop.js';
+import { builtinResource, systemContext, systemScope, type ControllerOptions } from './system-writes.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const PREFIX = `/${RBAC_GROUP}/clusterroles/`;
-const SYSTEM_USER = { username: 'system:apiserver', groups: ['system:masters'] };
 
 interface AggregationRule {
   clusterRoleSelectors?: Array<LabelSelectorObject | null>;
@@ -71,23 +67,12 @@ export function aggregatedRules(target: KubeObject, roles: Iterable<KubeObject>)
   return out;
 }
 
-export interface ClusterRoleAggregationOptions {
-  store: Store;
-  registry: ResourceRegistry;
-  regCtx: RegistryContext;
-  clock: Clock;
-  log: Logger;
-  /** Delay before retrying after a failed write or a dropped watch. */
-  retryMs: number;
-  signal: AbortSignal;
-}
+export type ClusterRoleAggregationOptions = ControllerOptions;
 
 export function startClusterRoleAggregation(o: ClusterRoleAggregationOptions): void {
   const log = o.log.child({ controller: 'clusterrole-aggregation' });
-  const served = o.registry.all().find((r) => r.def.group === RBAC_GROUP && r.def.resource === 'clusterroles');
-  if (!served) throw new Error('built-in resource clusterroles missing');
-  const sysCtx: RegistryContext = { ...o.regCtx, admission: [] };
-  const scope: RequestScope = { user: SYSTEM_USER, served, version: 'v1', namespace: '', dryRun: false };
+  const sysCtx = systemContext(o.regCtx);
+  const scope = systemScope(builtinResource(o.registry, RBAC_GROUP, 'clusterroles'), 'v1', '');
   const roles = new Map<string, KubeObject>();
   let sub: WatchSubscription | undefined;
   let scheduled = false;

@@ -2,33 +2,21 @@
 // names check → NamesAccepted/Established → served; on deletion the
 // custom resources are deleted, then the cleanup finalizer is removed.
 
-import { rfc3339 } from '../../api/conditions.js';
+import { setCondition } from '../../api/conditions.js';
 import type { Condition, KubeObject } from '../../api/meta.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
 import { crdResource, crdSpec, CRD_CLEANUP_FINALIZER, CRD_GROUP, type CrdSpec } from '../registry/crd-resource.js';
 import { customResource, type SchemaOps } from '../registry/custom-resource.js';
-import type { RegistryContext, RequestScope } from '../registry/rest-context.js';
 import { deleteObject } from '../registry/rest-deletes.js';
 import { loadCurrent, updateObject } from '../registry/rest-writes.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ServedResource } from '../registry/types.js';
 import { prefixOf } from '../registry/versions.js';
-import type { Store } from '../storage/types.js';
 import { nameOfKey, startKeyLoop } from './key-loop.js';
+import { systemContext, systemScope, type ControllerOptions } from './system-writes.js';
 
-export interface CrdEstablisherOptions {
-  store: Store;
-  registry: ResourceRegistry;
-  regCtx: RegistryContext;
+export interface CrdEstablisherOptions extends ControllerOptions {
   schemaOps?: SchemaOps;
-  clock: Clock;
-  log: Logger;
-  retryMs: number;
-  signal: AbortSignal;
 }
 
-const SYSTEM_USER = { username: 'system:apiserver', groups: ['system:masters'] };
 const CRD_PREFIX = `/${CRD_GROUP}/customresourcedefinitions/`;
 
 /** Which accepted-names condition a CRD gets against the other resources of its group. Pure. */
@@ -48,17 +36,10 @@ function namesConflict(spec: CrdSpec, others: ServedResource[]): { reason: strin
   return undefined;
 }
 
-function setCondition(conds: Condition[], c: Omit<Condition, 'lastTransitionTime'>, now: string): Condition[] {
-  const existing = conds.find((x) => x.type === c.type);
-  const lastTransitionTime = existing && existing.status === c.status ? existing.lastTransitionTime : now;
-  const next = { ...c, lastTransitionTime };
-  return existing ? conds.map((x) => (x.type === c.type ? next : x)) : [...conds, next];
-}
-
 export function startCrdEstablisher(o: CrdEstablisherOptions): void {
   const crdServed = crdResource();
-  const crdScope: RequestScope = { user: SYSTEM_USER, served: crdServed, version: 'v1', namespace: '', dryRun: false };
-  const sysCtx: RegistryContext = { ...o.regCtx, admission: [] };
+  const crdScope = systemScope(crdServed, 'v1', '');
+  const sysCtx = systemContext(o.regCtx);
 
   const writeStatus = (crd: KubeObject, status: Record<string, unknown>): void => {
     const cur = loadCurrent(sysCtx, crdScope, crd.metadata.name ?? '');
@@ -73,7 +54,7 @@ export function startCrdEstablisher(o: CrdEstablisherOptions): void {
     }
     const crd = stored.object;
     const spec = crdSpec(crd);
-    const now = rfc3339(new Date(o.clock.now()));
+    const now = new Date(o.clock.now());
     const status = { ...((crd.status as Record<string, unknown> | undefined) ?? {}) };
     let conds = Array.isArray(status.conditions) ? [...(status.conditions as Condition[])] : [];
     if (crd.metadata.deletionTimestamp) {
@@ -85,7 +66,7 @@ export function startCrdEstablisher(o: CrdEstablisherOptions): void {
       const items = o.store.list(prefixOf(served, '')).items;
       let remaining = 0;
       for (const it of items) {
-        const scope: RequestScope = { user: SYSTEM_USER, served, version: served.def.storageVersion, namespace: it.object.metadata.namespace ?? '', dryRun: false };
+        const scope = systemScope(served, served.def.storageVersion, it.object.metadata.namespace ?? '');
         try {
           const r = deleteObject(sysCtx, scope, it.object.metadata.name ?? '', {});
           if (r.kind === 'pending') remaining++;

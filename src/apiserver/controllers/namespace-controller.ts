@@ -5,38 +5,19 @@
 
 import { rfc3339 } from '../../api/conditions.js';
 import type { Condition, KubeObject } from '../../api/meta.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
 import { ApiError } from '../http/errors.js';
 import type { RegistryContext, RequestScope } from '../registry/rest-context.js';
 import { deleteObject } from '../registry/rest-deletes.js';
 import { createObject, loadCurrent, updateObject } from '../registry/rest-writes.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
-import type { ServedResource } from '../registry/types.js';
 import { prefixOf } from '../registry/versions.js';
-import type { Store } from '../storage/types.js';
 import { nameOfKey, startKeyLoop } from './key-loop.js';
+import { builtinResource, systemContext, systemScope, type ControllerOptions } from './system-writes.js';
 
-export interface NamespaceControllerOptions {
-  store: Store;
-  registry: ResourceRegistry;
-  regCtx: RegistryContext;
+export interface NamespaceControllerOptions extends ControllerOptions {
   caPem?: string;
-  clock: Clock;
-  log: Logger;
-  /** Delay before re-checking a terminating namespace whose content is still going away. */
-  retryMs: number;
-  signal: AbortSignal;
 }
 
-const SYSTEM_USER = { username: 'system:apiserver', groups: ['system:masters'] };
 const NS_PREFIX = '/core/namespaces/';
-
-function served(registry: ResourceRegistry, group: string, resource: string): ServedResource {
-  const r = registry.all().find((x) => x.def.group === group && x.def.resource === resource);
-  if (!r) throw new Error(`built-in resource ${resource} missing`);
-  return r;
-}
 
 function ensure(ctx: RegistryContext, scope: RequestScope, obj: KubeObject): void {
   try {
@@ -53,17 +34,15 @@ function remainingMessage(counts: Map<string, number>): string {
 }
 
 export function startNamespaceController(o: NamespaceControllerOptions): void {
-  const sysCtx: RegistryContext = { ...o.regCtx, admission: [] };
-  const nsServed = served(o.registry, '', 'namespaces');
-  const nsScope = (name: string): RequestScope => ({ user: SYSTEM_USER, served: nsServed, version: 'v1', namespace: name, dryRun: false });
+  const sysCtx = systemContext(o.regCtx);
+  const nsServed = builtinResource(o.registry, '', 'namespaces');
+  const nsScope = (name: string): RequestScope => systemScope(nsServed, 'v1', name);
 
   const ensureDefaults = (ns: string): void => {
-    const sa = served(o.registry, '', 'serviceaccounts');
-    ensure(sysCtx, { user: SYSTEM_USER, served: sa, version: 'v1', namespace: ns, dryRun: false },
+    ensure(sysCtx, systemScope(builtinResource(o.registry, '', 'serviceaccounts'), 'v1', ns),
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } });
     if (o.caPem) {
-      const cm = served(o.registry, '', 'configmaps');
-      ensure(sysCtx, { user: SYSTEM_USER, served: cm, version: 'v1', namespace: ns, dryRun: false },
+      ensure(sysCtx, systemScope(builtinResource(o.registry, '', 'configmaps'), 'v1', ns),
         { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace: ns }, data: { 'ca.crt': o.caPem } });
     }
   };
@@ -86,7 +65,7 @@ export function startNamespaceController(o: NamespaceControllerOptions): void {
       seen.add(loc);
       const items = o.store.list(prefixOf(r, name)).items;
       for (const it of items) {
-        const scope: RequestScope = { user: SYSTEM_USER, served: r, version: r.def.storageVersion, namespace: name, dryRun: false };
+        const scope = systemScope(r, r.def.storageVersion, name);
         try {
           const res = deleteObject(sysCtx, scope, it.object.metadata.name ?? '', {});
           if (res.kind === 'pending') {
