@@ -113,6 +113,27 @@ describe('apiserver bad input', () => {
     assert.deepEqual(res.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['empty']);
   });
 
+  it('should answer a path starting with // as a path, never a 500', async () => {
+    const res = await raw.request('GET', '//mqh2-%1b!=');
+    assert.ok(res.status >= 400 && res.status < 500, `status ${res.status}`);
+    assert.equal((res.json as { kind?: string } | undefined)?.kind, 'Status');
+  });
+
+  it('should refuse a metadata.name that is not a string with 400, as kube-apiserver does while decoding', async () => {
+    for (const name of [5, {}, ['x']]) {
+      const res = await raw.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } });
+      assert.equal(res.status, 400, JSON.stringify(name));
+      assert.equal((res.json as { reason?: string } | undefined)?.reason, 'BadRequest');
+    }
+  });
+
+  it('should end a HEAD watch at once and keep the connection usable', async () => {
+    const head = await raw.request('HEAD', `${CM}?watch=true`);
+    assert.equal(head.status, 200);
+    const next = await raw.request('GET', '/livez');
+    assert.equal(next.status, 200);
+  });
+
   it('should end a watch with a negative timeoutSeconds at once, as kube-apiserver does', async () => {
     const w = await raw.stream(`${CM}?watch=true&timeoutSeconds=-1`);
     assert.equal(w.status, 200);

@@ -23,8 +23,6 @@ export interface KnownFailure {
   matches(c: FailureContext): boolean;
 }
 
-const isWatchQuery = (q: string): boolean => /(^|&)watch(=(1|t|T|true|TRUE|True)?)?(&|$)/.test(q);
-
 export const KNOWN_FAILURES: readonly KnownFailure[] = [
   {
     id: 'no-host-bare-400',
@@ -50,11 +48,6 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     matches: (c) => c.violation.kind === 'raw-dropped' && c.method === 'CONNECT',
   },
   {
-    id: 'protocol-relative-path-500',
-    reason: 'issue 9 item 8: a path starting with // (`//host-like`) makes `new URL(req.url, base)` throw "Invalid URL": 500 InternalError instead of 400/404',
-    matches: (c) => c.violation.kind === 'server-error' && c.path.startsWith('//') && (c.violation.detail.includes('Invalid URL') || c.method.toUpperCase() === 'HEAD'),
-  },
-  {
     id: 'megabyte-name-echoed',
     reason: 'issue 9 items 2/5: a create whose metadata.name is megabytes long is refused (413/422) with a message quoting the whole name '
       + '2 to 4 times (a 1 MB name gets a 4 MB 422, a 3 MiB one a 6 MiB 413), whose encoding (sendJson) blocks the event loop ~100-150 ms; '
@@ -68,22 +61,10 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
     matches: (c) => c.violation.kind === 'event-loop-blocked' && c.body !== undefined && c.body.length >= 2 * 1024 * 1024,
   },
   {
-    id: 'non-string-name-500',
-    reason: 'issue 9 item 8: metadata.name of another type than string (`{}`, 5) reaches code calling name.includes: 500 '
-      + 'InternalError instead of the 400 kube-apiserver gives when decoding (cannot unmarshal into a string)',
-    matches: (c) => c.violation.kind === 'server-error' && c.violation.detail.includes('name.includes is not a function'),
-  },
-  {
     id: 'resource-version-on-create-500',
     reason: 'kube-apiserver parity: a create carrying metadata.resourceVersion is answered 500 InternalError by kube-apiserver too '
       + '(test/apiserver/bad-input.test.ts asserts it); decide whether to answer 4xx instead',
     matches: (c) => c.violation.kind === 'server-error' && c.violation.detail.includes('resourceVersion should not be set on objects to be created'),
-  },
-  {
-    id: 'head-watch-never-ends',
-    reason: 'a HEAD request with watch never ends its response (a watch with a body that is not sent): the kept-alive connection is stuck and '
-      + 'the next request on it never gets an answer',
-    matches: (c) => c.violation.kind === 'connection-stuck' && c.method.toUpperCase() === 'HEAD' && (isWatchQuery(c.query) || /\/watch\//.test(c.path)),
   },
 ];
 

@@ -73,7 +73,16 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
   let verb: string | undefined;
   let failure: ApiError | undefined;
   try {
-    const url = new URL(req.url ?? '/', 'https://localhost');
+    // Joined rather than resolved against a base: a path starting with `//` would otherwise be read
+    // as a host name. Anything that still is no origin-form path is a bad request.
+    const target = req.url ?? '/';
+    let url: URL;
+    try {
+      if (!target.startsWith('/')) throw new Error('not an origin-form path');
+      url = new URL(`https://localhost${target}`);
+    } catch {
+      throw errors.badRequest(`invalid request path ${JSON.stringify(target.slice(0, 256))}`);
+    }
     path = url.pathname;
     const info = parseRequestInfo(method, url.pathname, url.searchParams);
     verb = info.verb;

@@ -67,6 +67,13 @@ export async function handleWatch(ctx: ServerContext, v: VerbRequest): Promise<v
   const filter = buildFilter(v.served, {
     labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector'), ...(v.name ? { pathName: v.name } : {}),
   });
+  // A HEAD response has no body, so a stream would never end and the kept-alive connection would be
+  // stuck behind it: answer the headers of a watch and stop there.
+  if (v.req.method === 'HEAD') {
+    v.res.writeHead(200, { 'Content-Type': 'application/json' });
+    v.res.end();
+    return;
+  }
   const started = ctx.regCtx.now();
   const w = serveWatch(v.res, {
     store: ctx.store,

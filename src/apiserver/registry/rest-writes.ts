@@ -67,9 +67,18 @@ function validateCommon(scope: RequestScope, obj: KubeObject, old: KubeObject | 
   if (errs.length > 0) throw invalid(scope.served, meta.name ?? meta.generateName ?? '', errs);
 }
 
+const STRING_META_FIELDS = ['name', 'generateName', 'namespace', 'resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp'] as const;
+
 function normaliseMeta(meta: unknown): ObjectMeta {
   if (meta === undefined || meta === null) return {};
   if (typeof meta !== 'object' || Array.isArray(meta)) throw errors.badRequest('metadata must be an object');
+  // kube-apiserver refuses these while decoding (a typed Go field), before any rule reads them.
+  for (const field of STRING_META_FIELDS) {
+    const v = (meta as Record<string, unknown>)[field];
+    if (v !== undefined && v !== null && typeof v !== 'string') {
+      throw errors.badRequest(`json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v} into Go struct field ObjectMeta.metadata.${field} of type string`);
+    }
+  }
   return meta as ObjectMeta;
 }
 
