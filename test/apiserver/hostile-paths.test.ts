@@ -29,7 +29,8 @@ describe('apiserver hostile paths', () => {
       assert.equal(res.status, 404, res.text);
       assert.equal(res.json?.kind, 'Status');
     }
-    assert.ok(delay.max / 1e6 < 100, `event loop blocked ${delay.max / 1e6} ms`);
+    // The quadratic trim blocked ~770 ms here; the bound leaves room for a loaded 2-core CI machine.
+    assert.ok(delay.max / 1e6 < 400, `event loop blocked ${delay.max / 1e6} ms`);
     assert.equal((await raw.request('GET', `/healthz${'/'.repeat(100)}`)).status, 200);
   });
 });
