@@ -1,6 +1,6 @@
 // Opening the SQLite file: pragmas, the single-owner lock and the schema.
 //
-// Durability (design.md §4: an acknowledged write survives kill -9 and power loss), two modes:
+// Durability (an acknowledged write survives kill -9 and power loss), two modes:
 // - 'per-commit': WAL with `synchronous=FULL`, every commit fsyncs the WAL before better-sqlite3
 //   returns;
 // - 'group': WAL with `synchronous=NORMAL`, commits return without an fsync (they survive kill -9,
