@@ -104,6 +104,18 @@ export const errors = {
   invalidOptions(kind: string, causes: FieldError[]): ApiError {
     return errors.invalid(kind, 'meta.k8s.io', '', causes);
   },
+  /** 422 naming one bad list option, worded as kube-apiserver words it. */
+  invalidListOption(cause: FieldError): ApiError {
+    return new ApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${cause.field}: ${cause.message}`, {
+      group: 'meta.k8s.io', kind: 'ListOptions', causes: [cause],
+    });
+  },
+  /** 413 for a list above the server's response cap: the client should page with limit/continue. */
+  listTooLarge(bytes: number, items: number, maxBytes: number): ApiError {
+    const mib = (n: number): string => (n / (1024 * 1024)).toFixed(1);
+    return new ApiError(413, 'RequestEntityTooLarge',
+      `the list would be about ${mib(bytes)} MiB (${items} items), more than the server's limit of ${mib(maxBytes)} MiB for one response: request it in pages with the limit and continue parameters`);
+  },
   /** 422 with a message only: a patch that cannot be applied to the object. */
   unprocessable(message: string): ApiError {
     return new ApiError(422, 'Invalid', message);

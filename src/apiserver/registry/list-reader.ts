@@ -8,7 +8,7 @@
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { KubeObject } from '../../api/meta.js';
-import { ApiError } from '../http/errors.js';
+import { errors } from '../http/errors.js';
 import type { ListResult, Store, StoredObject } from '../storage/types.js';
 
 /** Stored bytes read per batch (a few ms of parsing). */
@@ -47,11 +47,6 @@ function sizeOf(it: StoredObject): number {
   return it.bytes ?? JSON.stringify(it.object).length;
 }
 
-function listTooLarge(bytes: number, items: number, maxBytes: number): ApiError {
-  const mib = (n: number): string => (n / (1024 * 1024)).toFixed(1);
-  return new ApiError(413, 'RequestEntityTooLarge',
-    `the list would be about ${mib(bytes)} MiB (${items} items), more than the server's limit of ${mib(maxBytes)} MiB for one response: request it in pages with the limit and continue parameters`);
-}
 
 /** Batched reads of one collection at one revision (pinned by the first read). */
 class BatchedReader {
@@ -98,7 +93,7 @@ export async function readList(store: Store, o: ListReadOptions): Promise<ListRe
   const reader = new BatchedReader(store, o, avg);
   if (o.atRevision !== undefined) reader.revision = o.atRevision;
   if (o.limit !== undefined && o.limit > 0) return readPage(reader, o, o.limit);
-  if (estimate && estimate.bytes > o.maxBytes && !o.filter) throw listTooLarge(estimate.bytes, estimate.items, o.maxBytes);
+  if (estimate && estimate.bytes > o.maxBytes && !o.filter) throw errors.listTooLarge(estimate.bytes, estimate.items, o.maxBytes);
   if (!estimate || estimate.bytes > o.maxBytes) await checkMatchedSize(reader, o);
   const first = reader.read(o.startAfterKey, reader.batchSize());
   return { revision: reader.revision!, batches: lazyBatches(reader, o, first) };
@@ -116,7 +111,7 @@ async function checkMatchedSize(reader: BatchedReader, o: ListReadOptions): Prom
       bytes += sizeOf(it);
       items++;
     }
-    if (bytes > o.maxBytes) throw listTooLarge(bytes, items, o.maxBytes);
+    if (bytes > o.maxBytes) throw errors.listTooLarge(bytes, items, o.maxBytes);
     if (!r.continueAfterKey) return;
     after = r.continueAfterKey;
     await nextTurn();

@@ -1,7 +1,7 @@
 // GET and LIST: pagination with consistent continue tokens, resourceVersion semantics.
 
 import { apiVersionOf, type KubeList, type KubeObject } from '../../api/meta.js';
-import { ApiError, errors, fieldErrors } from '../http/errors.js';
+import { errors, fieldErrors, type ApiError } from '../http/errors.js';
 import { StoreCompactedError } from '../storage/types.js';
 import { readList } from './list-reader.js';
 import type { RegistryContext, RequestScope } from './rest-context.js';
@@ -69,9 +69,7 @@ function decodeContinue(s: string, check?: { prefix: string; currentRevision: nu
 }
 
 function listOptionsInvalid(field: string, message: string): ApiError {
-  return new ApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: ${message}`, {
-    group: 'meta.k8s.io', kind: 'ListOptions', causes: [{ reason: 'FieldValueForbidden', message, field }],
-  });
+  return errors.invalidListOption({ reason: 'FieldValueForbidden', message, field });
 }
 
 /** Parses a resourceVersion query value; '' and '0' → undefined. */
@@ -128,7 +126,7 @@ export async function openList(ctx: RegistryContext, scope: RequestScope, p: Lis
   if (match !== undefined && match !== '') {
     if (!['Exact', 'NotOlderThan'].includes(match)) {
       const fe = fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan']);
-      throw new ApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: ${fe.message}`, { group: 'meta.k8s.io', kind: 'ListOptions', causes: [fe] });
+      throw errors.invalidListOption(fe);
     }
     if (p.continueToken) throw listOptionsInvalid('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden when continue is provided');
     if (!p.resourceVersion) throw listOptionsInvalid('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
