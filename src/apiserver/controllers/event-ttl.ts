@@ -1,7 +1,7 @@
 // Event expiry (kube-apiserver's --event-ttl): Events older than the TTL are deleted periodically.
 
 import type { KubeObject } from '../../api/meta.js';
-import type { Clock } from '../../util/clock.js';
+import { setTimeoutUntilAborted, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { Store } from '../storage/types.js';
 
@@ -47,9 +47,7 @@ export function startEventTtl(o: EventTtlOptions): void {
     } catch (err) {
       o.log.warn('event expiry failed', { err });
     }
-    const t = o.clock.setTimeout(sweep, o.intervalMs);
-    o.signal.addEventListener('abort', () => t.cancel(), { once: true });
+    setTimeoutUntilAborted(o.clock, o.intervalMs, o.signal, sweep);
   };
-  const first = o.clock.setTimeout(sweep, o.intervalMs);
-  o.signal.addEventListener('abort', () => first.cancel(), { once: true });
+  setTimeoutUntilAborted(o.clock, o.intervalMs, o.signal, sweep);
 }
