@@ -8,18 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
+import { findKubectl } from '../helpers/kubectl.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const run = promisify(execFile);
-
-async function findKubectl(): Promise<string | undefined> {
-  try {
-    const { stdout } = await run('sh', ['-c', 'command -v kubectl']);
-    return stdout.trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const kubectlPath = await findKubectl();
 const skip = kubectlPath ? false : 'kubectl not found on PATH; skipping kubectl compatibility tests';

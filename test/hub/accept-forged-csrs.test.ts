@@ -7,9 +7,6 @@
 import 'reflect-metadata';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { ManagedCluster } from '../../src/api/cluster.js';
@@ -19,49 +16,36 @@ import { fakeLister } from '../../src/agent/register/fake-clients.js';
 import { acceptCluster } from '../../src/cli/accept.js';
 import { createKubeClient, resourceTypes } from '../../src/client/index.js';
 import type { KubeClient } from '../../src/client/types.js';
-import { startEmbeddedHub, type EmbeddedHub } from '../../src/embedded/embedded-hub.js';
-import { resolveHubOptions } from '../../src/hub/options.js';
+import type { EmbeddedHub } from '../../src/embedded/embedded-hub.js';
+import { startEmbeddedHubFixture, type EmbeddedHubFixture } from './embedded-hub-fixture.js';
+import { createCsr, generateKeyPair, parseCertificate } from '../../src/util/x509.js';
 import { realClock } from '../../src/util/clock.js';
 import { nullLogger } from '../../src/util/logger.js';
-import { createCsr, generateKeyPair, parseCertificate } from '../../src/util/x509.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { FAST_TIMINGS } from './hub-fixture.js';
 
 const P = 'system:open-cluster-management:';
 const CLUSTER_LABEL = 'open-cluster-management.io/cluster-name';
 const USAGES = ['digital signature', 'key encipherment', 'client auth'];
 /** A fresh signal per call: the driver's requests each add an abort listener. */
 const signal = (): AbortSignal => new AbortController().signal;
-let dir: string;
-let ac: AbortController;
+let fixture: EmbeddedHubFixture | undefined;
 let hub: EmbeddedHub;
 let admin: KubeClient;
 let bootstrap: KubeClient;
 let key = '';
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ocm-ts-accept-forged-'));
-  ac = new AbortController();
-  hub = await startEmbeddedHub({
-    dataDir: dir,
-    apiserverListen: { host: '127.0.0.1', port: 0 },
-    bootstrapTokenTtlMs: 3_600_000,
-    hubOptions: resolveHubOptions({ timings: FAST_TIMINGS }).options,
-    log: nullLogger(),
-    clock: realClock,
-    signal: ac.signal,
-  });
+  fixture = await startEmbeddedHubFixture('ocm-ts-accept-forged-');
+  hub = fixture.hub;
   admin = createKubeClient({ kubeconfigPath: hub.adminKubeconfigPath });
   bootstrap = createKubeClient({ kubeconfigPath: hub.bootstrapKubeconfigPath });
   key = (await generateKeyPair('ecdsa-p256')).privateKeyPem;
 });
 
 after(async () => {
-  ac?.abort();
-  await hub?.close();
   admin?.close();
   bootstrap?.close();
-  await rm(dir, { recursive: true, force: true });
+  await fixture?.stop();
 });
 
 const csrs = (c: KubeClient) => c.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);

@@ -6,51 +6,33 @@
 import 'reflect-metadata';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ManagedCluster } from '../../src/api/cluster.js';
 import type { ClusterRole, ClusterRoleBinding, RoleBinding } from '../../src/api/core.js';
 import { createKubeClient, isNotFound, resourceTypes } from '../../src/client/index.js';
 import type { KubeClient } from '../../src/client/types.js';
-import { startEmbeddedHub, type EmbeddedHub } from '../../src/embedded/embedded-hub.js';
-import { resolveHubOptions } from '../../src/hub/options.js';
+import type { EmbeddedHub } from '../../src/embedded/embedded-hub.js';
+import { startEmbeddedHubFixture, type EmbeddedHubFixture } from './embedded-hub-fixture.js';
 import { HUB_CONTROLLER_USER } from '../../src/hub/rbac-manifests.js';
-import { realClock } from '../../src/util/clock.js';
-import { nullLogger } from '../../src/util/logger.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { FAST_TIMINGS } from './hub-fixture.js';
 
 const G = 'rbac.authorization.k8s.io';
 const V = `${G}/v1`;
-let dir: string;
-let ac: AbortController;
+let fixture: EmbeddedHubFixture | undefined;
 let hub: EmbeddedHub;
 let admin: KubeClient;
 let controller: KubeClient;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ocm-ts-hub-identity-'));
-  ac = new AbortController();
-  hub = await startEmbeddedHub({
-    dataDir: dir,
-    apiserverListen: { host: '127.0.0.1', port: 0 },
-    bootstrapTokenTtlMs: 3_600_000,
-    hubOptions: resolveHubOptions({ timings: FAST_TIMINGS }).options,
-    log: nullLogger(),
-    clock: realClock,
-    signal: ac.signal,
-  });
+  fixture = await startEmbeddedHubFixture('ocm-ts-hub-identity-');
+  hub = fixture.hub;
   admin = createKubeClient({ kubeconfigPath: hub.adminKubeconfigPath });
   controller = createKubeClient({ kubeconfigPath: hub.hubControllerKubeconfigPath });
 });
 
 after(async () => {
-  ac?.abort();
-  await hub?.close();
   admin?.close();
   controller?.close();
-  await rm(dir, { recursive: true, force: true });
+  await fixture?.stop();
 });
 
 const mcs = (): ReturnType<KubeClient['resource']> => admin.resource<ManagedCluster>(resourceTypes.managedClusters);

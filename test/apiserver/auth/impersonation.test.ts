@@ -10,6 +10,7 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { findKubectl } from '../../helpers/kubectl.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { CLUSTER_A, CLUSTER_B, startAuthHub, type AuthHub } from './auth-hub.js';
 
@@ -181,15 +182,6 @@ describe('impersonation', () => {
     assert.equal(await can({ verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' }), false);
   });
 });
-
-async function findKubectl(): Promise<string | undefined> {
-  try {
-    const { stdout } = await run('sh', ['-c', 'command -v kubectl']);
-    return stdout.trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const kubectlPath = await findKubectl();
 
