@@ -1,5 +1,5 @@
 // Starts the server's own controllers: bootstrap objects, CRD establisher, namespace controller,
-// event expiry, ClusterRole aggregation.
+// event expiry, ClusterRole aggregation, garbage collector.
 
 import type { KubeObject } from '../../api/meta.js';
 import type { Clock } from '../../util/clock.js';
@@ -12,6 +12,7 @@ import { bootstrapObjects } from './bootstrap.js';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.js';
 import { startCrdEstablisher } from './crd-establisher.js';
 import { startEventTtl } from './event-ttl.js';
+import { startGarbageCollector } from './garbage-collector.js';
 import { startNamespaceController } from './namespace-controller.js';
 
 export interface BuiltinControllersOptions {
@@ -45,5 +46,9 @@ export function startBuiltinControllers(o: BuiltinControllersOptions): void {
   startClusterRoleAggregation({
     store: o.store, registry: o.registry, regCtx: o.regCtx, clock: o.clock, log: o.log,
     retryMs: Math.min(o.resyncMs, 1000), signal: o.signal,
+  });
+  startGarbageCollector({
+    store: o.store, registry: o.registry, regCtx: o.regCtx, clock: o.clock, log: o.log,
+    retryMs: Math.min(o.resyncMs, 200), signal: o.signal,
   });
 }

@@ -3,7 +3,7 @@
 
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import type { Store } from '../storage/types.js';
+import type { Store, StoreEvent } from '../storage/types.js';
 
 export interface KeyLoopOptions {
   name: string;
@@ -11,11 +11,15 @@ export interface KeyLoopOptions {
   /** Store prefix watched; each event enqueues keyOf(storeKey). */
   prefix: string;
   keyOf(storeKey: string): string | undefined;
+  /** When given, replaces keyOf: every key one event concerns (it may update the caller's indexes first). */
+  keysOfEvent?(ev: StoreEvent): Iterable<string>;
   /** Returns a delay to run the key again, or undefined when done. Throws → retry after retryMs. */
   reconcile(key: string): number | undefined;
   /** Keys to reconcile at start (synchronously, before start() returns). */
   initialKeys(): string[];
   retryMs: number;
+  /** Yield to the event loop once a turn has spent this long reconciling (default: never). */
+  turnBudgetMs?: number;
   clock: Clock;
   log: Logger;
   signal: AbortSignal;
@@ -26,7 +30,7 @@ export interface KeyLoop {
 }
 
 export function startKeyLoop(o: KeyLoopOptions): KeyLoop {
-  const pending = new Set<string>();
+  let pending = new Set<string>();
   const timers = new Map<string, { cancel(): void }>();
   let scheduled = false;
   const log = o.log.child({ controller: o.name });
@@ -53,7 +57,18 @@ export function startKeyLoop(o: KeyLoopOptions): KeyLoop {
     if (o.signal.aborted) return;
     const keys = [...pending];
     pending.clear();
-    for (const k of keys) runOne(k);
+    const started = performance.now();
+    for (let i = 0; i < keys.length; i++) {
+      runOne(keys[i] as string);
+      if (o.turnBudgetMs !== undefined && i + 1 < keys.length && performance.now() - started >= o.turnBudgetMs) {
+        // The rest go first next turn, so that a burst (an owner with many dependents) never blocks
+        // requests for long.
+        pending = new Set([...keys.slice(i + 1), ...pending]);
+        scheduled = true;
+        setImmediate(drain);
+        return;
+      }
+    }
   };
 
   const enqueue = (key: string): void => {
@@ -69,6 +84,10 @@ export function startKeyLoop(o: KeyLoopOptions): KeyLoop {
   const sub = o.store.watch(o.prefix, {
     fromRevision: o.store.currentRevision(),
     onEvent: (ev) => {
+      if (o.keysOfEvent) {
+        for (const k of o.keysOfEvent(ev)) enqueue(k);
+        return;
+      }
       const k = o.keyOf(ev.key);
       if (k !== undefined) enqueue(k);
     },

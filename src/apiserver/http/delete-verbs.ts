@@ -26,13 +26,19 @@ function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
     if (b.kind !== undefined && b.kind !== 'DeleteOptions') throw errors.badRequest(`the kind in the data (${String(b.kind)}) does not match the expected kind (DeleteOptions)`);
     if (typeof b.preconditions === 'object' && b.preconditions !== null) out.preconditions = b.preconditions as DeleteOptions['preconditions'];
     if (typeof b.propagationPolicy === 'string') out.propagationPolicy = b.propagationPolicy;
+    if (typeof b.orphanDependents === 'boolean') out.orphanDependents = b.orphanDependents;
     if (typeof b.gracePeriodSeconds === 'number') out.gracePeriodSeconds = b.gracePeriodSeconds;
     if (Array.isArray(b.dryRun)) for (const v of b.dryRun) if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${String(v)}": supported values: "All"`);
   }
   const pp = q.get('propagationPolicy');
   if (pp) out.propagationPolicy = pp;
+  const od = q.get('orphanDependents');
+  if (od === 'true' || od === 'false') out.orphanDependents = od === 'true';
   const gp = intParam(q, 'gracePeriodSeconds');
   if (gp !== undefined) out.gracePeriodSeconds = gp;
+  if (out.propagationPolicy !== undefined && out.orphanDependents !== undefined) {
+    throw errors.invalidOptions('DeleteOptions', [fieldErrors.invalid('propagationPolicy', out.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set')]);
+  }
   if (out.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(out.propagationPolicy)) {
     throw errors.invalidOptions('DeleteOptions', [fieldErrors.notSupported('propagationPolicy', out.propagationPolicy, PROPAGATION_POLICIES)]);
   }

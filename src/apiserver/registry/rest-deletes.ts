@@ -1,8 +1,11 @@
-// Delete, with finalizers and graceful deletion, and the protections of the system namespaces.
+// Delete, with finalizers and graceful deletion, and the protections of the system namespaces. The
+// propagation policy becomes the garbage collector's `orphan` or `foregroundDeletion` finalizer; the
+// garbage collector (controllers/garbage-collector.ts) then handles the dependents.
 
 import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject, Status } from '../../api/meta.js';
 import { errors } from '../http/errors.js';
+import { defaultGcPolicy, deletionFinalizers, namespaceDeletionFinalizers } from './deletion-finalizers.js';
 import { qr, runAdmission, translateStoreError, type RegistryContext, type RequestScope } from './rest-context.js';
 import { loadCurrent } from './rest-writes.js';
 import { keyOf } from './versions.js';
@@ -10,6 +13,8 @@ import { keyOf } from './versions.js';
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
+  /** Deprecated: true = propagationPolicy Orphan. */
+  orphanDependents?: boolean;
   gracePeriodSeconds?: number;
 }
 
@@ -28,10 +33,23 @@ function successStatus(scope: RequestScope, obj: KubeObject): Status {
   } as Status;
 }
 
-function hasPendingFinalizers(obj: KubeObject): boolean {
-  if ((obj.metadata.finalizers ?? []).length > 0) return true;
+function hasSpecFinalizers(obj: KubeObject): boolean {
   const specFin = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
   return obj.kind === 'Namespace' && Array.isArray(specFin) && specFin.length > 0;
+}
+
+/**
+ * The finalizers the object keeps after this DELETE. A namespace's first DELETE follows the namespace
+ * registry's rules, and a terminating namespace still waiting for its content keeps its finalizers;
+ * everything else (a repeated DELETE too, so Orphan or Background can release a Foreground deletion)
+ * follows the generic store's rules.
+ */
+function finalizersAfterDelete(scope: RequestScope, obj: KubeObject, finalizers: string[], opts: DeleteOptions): string[] {
+  if (obj.kind === 'Namespace' && !scope.served.custom) {
+    if (!obj.metadata.deletionTimestamp) return namespaceDeletionFinalizers(opts, finalizers);
+    if (hasSpecFinalizers(obj)) return finalizers;
+  }
+  return deletionFinalizers(defaultGcPolicy(scope.served.storageGroup, scope.served.storageResource), opts, finalizers);
 }
 
 export function deleteObject(ctx: RegistryContext, scope: RequestScope, name: string, opts: DeleteOptions): DeleteResult {
@@ -50,13 +68,20 @@ export function deleteObject(ctx: RegistryContext, scope: RequestScope, name: st
   }
   runAdmission(ctx, scope, 'DELETE', '', name, undefined, obj, 'validate');
   const key = keyOf(served, scope.namespace, name);
+  const before = obj.metadata.finalizers ?? [];
+  const finalizers = finalizersAfterDelete(scope, obj, before, opts);
+  const changed = finalizers !== before;
   try {
-    if (hasPendingFinalizers(obj)) {
-      if (obj.metadata.deletionTimestamp) return { kind: 'pending', object: obj };
+    if (finalizers.length > 0 || hasSpecFinalizers(obj)) {
+      if (obj.metadata.deletionTimestamp && !changed) return { kind: 'pending', object: obj };
       const next = structuredClone(obj);
-      next.metadata.deletionTimestamp = rfc3339(new Date(ctx.now()));
+      if (finalizers.length > 0) next.metadata.finalizers = finalizers;
+      else delete next.metadata.finalizers;
+      if (!next.metadata.deletionTimestamp) {
+        next.metadata.deletionTimestamp = rfc3339(new Date(ctx.now()));
+        if ((next.metadata.generation ?? 0) > 0) next.metadata.generation = (next.metadata.generation ?? 0) + 1;
+      }
       next.metadata.deletionGracePeriodSeconds = 0;
-      if ((next.metadata.generation ?? 0) > 0) next.metadata.generation = (next.metadata.generation ?? 0) + 1;
       if (next.kind === 'Namespace') next.status = { ...((next.status as object | undefined) ?? {}), phase: 'Terminating' };
       if (scope.dryRun) return { kind: 'pending', object: next };
       return { kind: 'pending', object: ctx.store.update(key, next, current.revision).object };
