@@ -190,6 +190,22 @@ describe('apiserver garbage collector', () => {
     assert.equal((await raw.request('GET', `${path}/gc-ev`)).status, 404);
   });
 
+  it('should delete a namespace in the foreground, with its cluster-scoped dependents, then remove it', async () => {
+    const ns = await raw.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-fg-ns' } } });
+    assert.equal(ns.status, 201, ns.text);
+    const crPath = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+    const role = await raw.request('POST', crPath, {
+      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'gc-ns-owned', ownerReferences: [refTo(ns.json, true)] }, rules: [] },
+    });
+    assert.equal(role.status, 201, role.text);
+    const res = await del('/api/v1/namespaces/gc-fg-ns', { propagationPolicy: 'Foreground' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.metadata.finalizers, ['foregroundDeletion']);
+    assert.equal(res.json.status.phase, 'Terminating');
+    await waitFor(async () => (await raw.request('GET', `${crPath}/gc-ns-owned`)).status === 404, 5000, { message: 'owned ClusterRole deleted' });
+    await waitFor(async () => (await raw.request('GET', '/api/v1/namespaces/gc-fg-ns')).status === 404, 5000, { message: 'namespace removed' });
+  });
+
   it('should switch a Foreground deletion to Background on a second DELETE', async () => {
     const owner = await createCm('switch-owner');
     await createCm('switch-dep', { ownerReferences: [refTo(owner, true)], finalizers: [HOLD] } as Partial<Meta>);
