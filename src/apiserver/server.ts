@@ -8,12 +8,14 @@ import type { KubeObject } from '../api/meta.js';
 import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { startBuiltinControllers } from './controllers/index.js';
+import { VERSION_INFO } from './discovery/discovery.js';
 import { handleRequest } from './http/handler.js';
 import type { HealthCheck } from './http/health.js';
 import { MAX_BODY_BYTES } from './http/body.js';
 import { guardConnections } from './http/connection-guard.js';
 import { resolveConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
 import type { ServerContext, ServerTimings } from './http/server-context.js';
+import { OpenApiService } from './openapi/openapi-service.js';
 import type { AdmissionPlugin, Authenticator, Authorizer, BuiltinController } from './pipeline.js';
 import { builtinResources, type BuiltinStrategyOverrides } from './registry/builtin-resources.js';
 import { crdResource } from './registry/crd-resource.js';
@@ -125,6 +127,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     health,
     watches: new Set(),
     encodeCache: new Map(),
+    openapi: new OpenApiService(registry, { title: 'Kubernetes', version: VERSION_INFO.gitVersion }),
     serverAddress: () => `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`,
     random,
     sleep: (ms) => clock.sleep(ms),

@@ -1,4 +1,4 @@
-// Discovery documents: /api, /apis, /apis/<g>, /api/v1, /apis/<g>/<v>, /version, /openapi/v2.
+// Discovery documents: /api, /apis, /apis/<g>, /api/v1, /apis/<g>/<v>, /version (OpenAPI lives in ../openapi/).
 
 import type { ResourceDef } from '../pipeline.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -14,13 +14,6 @@ export const VERSION_INFO = {
   compiler: 'node',
   platform: 'linux/amd64',
 };
-
-/**
- * Minimal OpenAPI v2 protobuf Document: only `swagger: "2.0"`. kubectl's default validation fetches
- * /openapi/v2 as protobuf and aborts on anything but a 200; a document without definitions turns
- * that validation into a no-op.
- */
-export const OPENAPI_V2_PROTOBUF = Buffer.from([0x0a, 0x03, 0x32, 0x2e, 0x30]);
 
 /** Kubernetes version priority: GA > beta > alpha, higher numbers first, others last alphabetically. */
 export function compareVersions(a: string, b: string): number {

@@ -7,8 +7,9 @@ import type { TLSSocket } from 'node:tls';
 import { forbiddenError } from '../auth/forbidden.js';
 import { actAs } from '../auth/impersonation.js';
 import {
-  apiGroupDoc, apiGroupList, apiResourceList, apiVersions, OPENAPI_V2_PROTOBUF, VERSION_INFO,
+  apiGroupDoc, apiGroupList, apiResourceList, apiVersions, VERSION_INFO,
 } from '../discovery/discovery.js';
+import { serveOpenApi } from '../openapi/route.js';
 import type { AuthenticationRequest, RequestAttributes, UserInfo } from '../pipeline.js';
 import { errors, type ApiError } from './errors.js';
 import { serveHealth } from './health.js';
@@ -52,11 +53,7 @@ function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: ServerR
     sendJson(res, 200, VERSION_INFO);
     return;
   }
-  if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') {
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': OPENAPI_V2_PROTOBUF.length });
-    res.end(OPENAPI_V2_PROTOBUF);
-    return;
-  }
+  if (serveOpenApi(ctx.openapi, req, res, path, query)) return;
   if (serveHealth(path, query, res, ctx.health)) return;
   throw errors.noSuchResource();
 }

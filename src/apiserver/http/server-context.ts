@@ -1,6 +1,7 @@
 // Per-server state the HTTP handlers share (no module-level state: one of these per server).
 
 import type { Logger } from '../../util/logger.js';
+import type { OpenApiService } from '../openapi/openapi-service.js';
 import type { Authenticator, Authorizer } from '../pipeline.js';
 import type { RegistryContext } from '../registry/rest-context.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -28,6 +29,8 @@ export interface ServerContext {
   health: Record<string, HealthCheck[]>;
   watches: Set<ActiveWatch>;
   encodeCache: EncodeCache;
+  /** The OpenAPI documents, rebuilt lazily after the registry changes. */
+  openapi: OpenApiService;
   /** host:port clients use (for /api serverAddressByClientCIDRs). */
   serverAddress(): string;
   random(): number;
