@@ -1,9 +1,10 @@
 // ManagedCluster mutating admission, as OCM's mutating webhook: the server owns taints' `timeAdded`,
 // and with the DefaultClusterSet gate a cluster always belongs to a cluster set (`default` unless
-// labelled otherwise). Pure functions over plain objects; the plugin wrapper is in index.ts.
+// labelled otherwise). Pure functions over plain objects; the embedded API server and the webhook
+// server both run mutateManagedCluster.
 
-import type { KubeObject } from '../../api/meta.js';
-import { errors } from '../http/errors.js';
+import type { KubeObject } from '../meta.js';
+import { admissionErrors } from './admission-error.js';
 
 export const CLUSTER_SET_LABEL = 'cluster.open-cluster-management.io/clusterset';
 const DEFAULT_CLUSTER_SET = 'default';
@@ -45,7 +46,7 @@ export function mutateTaints(obj: KubeObject, old: KubeObject | undefined, nowRf
       t.timeAdded = nowRfc3339;
       continue;
     }
-    const prev = oldTaints.find((o) => o.key === t.key);
+    const prev = oldTaints.find((o) => typeof o === 'object' && o !== null && o.key === t.key);
     if (prev && (prev.value ?? '') === (t.value ?? '') && prev.effect === t.effect) {
       if (!sameTime(t.timeAdded, prev.timeAdded)) invalid.push(t.key ?? '');
       continue;
@@ -56,7 +57,7 @@ export function mutateTaints(obj: KubeObject, old: KubeObject | undefined, nowRf
     }
     t.timeAdded = nowRfc3339;
   }
-  if (invalid.length > 0) throw errors.badRequest(`It is not allowed to set TimeAdded of Taint "${invalid.join(',')}".`);
+  if (invalid.length > 0) throw admissionErrors.badRequest(`It is not allowed to set TimeAdded of Taint "${invalid.join(',')}".`);
 }
 
 /** Adds `cluster.open-cluster-management.io/clusterset=default` when missing or empty. */
@@ -73,4 +74,18 @@ export function defaultLeaseDuration(obj: KubeObject): void {
   if (spec.leaseDurationSeconds === undefined || spec.leaseDurationSeconds === null) {
     obj.spec = { ...spec, leaseDurationSeconds: DEFAULT_LEASE_DURATION_SECONDS };
   }
+}
+
+export interface MutateClusterOptions {
+  /** RFC 3339 time given to new or changed taints. */
+  nowRfc3339: string;
+  /** The DefaultClusterSet feature gate. */
+  defaultClusterSet: boolean;
+}
+
+/** Every ManagedCluster mutation of a CREATE (`old` undefined) or UPDATE, in place; throws 400 on client-set taint times. */
+export function mutateManagedCluster(obj: KubeObject, old: KubeObject | undefined, opts: MutateClusterOptions): void {
+  mutateTaints(obj, old, opts.nowRfc3339);
+  if (opts.defaultClusterSet) defaultClusterSetLabel(obj);
+  defaultLeaseDuration(obj);
 }
