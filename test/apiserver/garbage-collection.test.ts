@@ -206,6 +206,23 @@ describe('apiserver garbage collector', () => {
     await waitFor(async () => (await raw.request('GET', '/api/v1/namespaces/gc-fg-ns')).status === 404, 5000, { message: 'namespace removed' });
   });
 
+  it('should keep a dependent whose owner kind is not served, and collect it once the kind is served', async () => {
+    const gadgetRef = { apiVersion: 'later.example.com/v1', kind: 'Gadget', name: 'g1', uid: '00000000-0000-0000-0000-000000000005' };
+    await createCm('waits-for-kind', { ownerReferences: [gadgetRef] } as Partial<Meta>);
+    await createCm('marker', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'none', uid: '00000000-0000-0000-0000-000000000006' }] } as Partial<Meta>);
+    await gone('marker');
+    assert.ok(await getCm('waits-for-kind'), 'an owner of an unknown kind may still come: the dependent stays');
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.later.example.com' },
+      spec: {
+        group: 'later.example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    assert.equal((await raw.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status, 201);
+    await gone('waits-for-kind');
+  });
+
   it('should switch a Foreground deletion to Background on a second DELETE', async () => {
     const owner = await createCm('switch-owner');
     await createCm('switch-dep', { ownerReferences: [refTo(owner, true)], finalizers: [HOLD] } as Partial<Meta>);

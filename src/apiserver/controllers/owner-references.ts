@@ -35,7 +35,7 @@ export interface Classification {
   error?: 'unresolved' | 'invalidScope';
 }
 
-export type DeletionPolicy = 'Background' | 'Foreground' | 'Orphan';
+type DeletionPolicy = 'Background' | 'Foreground' | 'Orphan';
 
 export type DependentAction =
   | { kind: 'none' }
