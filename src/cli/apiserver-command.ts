@@ -1,9 +1,13 @@
 // `ocm-ts apiserver --data-dir DIR [--listen HOST:PORT]`: runs the embedded Kubernetes-compatible
 // API server. Prints one line with the URL on stdout when ready; logs JSON lines on stderr.
+// `--ocm-admission` applies OCM's ManagedCluster and ManagedClusterSetBinding admission in process,
+// so another hub controller (OCM's own) can run against it as it would against a kube-apiserver
+// with OCM's webhooks installed.
 
 import type { Command } from 'commander';
 import type { ListenAddress } from '../apiserver/embedded.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
+import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
 
 interface ApiserverCommandOptions {
@@ -11,6 +15,17 @@ interface ApiserverCommandOptions {
   listen: ListenAddress;
   logLevel: LogLevel;
   tokenAuthFile?: string;
+  clusterSigningDurationMs?: number;
+  ocmAdmission: boolean;
+}
+
+interface RawApiserverOptions {
+  dataDir?: string;
+  listen?: string;
+  logLevel?: string;
+  tokenAuthFile?: string;
+  clusterSigningDuration?: string;
+  ocmAdmission?: boolean;
 }
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:PORT`). */
@@ -23,7 +38,7 @@ export function parseListen(v: string): ListenAddress {
   return { host, port };
 }
 
-function validateApiserverOptions(raw: { dataDir?: string; listen?: string; logLevel?: string; tokenAuthFile?: string }): ApiserverCommandOptions {
+function validateApiserverOptions(raw: RawApiserverOptions): ApiserverCommandOptions {
   if (!raw.dataDir) throw new CliUsageError('--data-dir is required');
   const level = raw.logLevel ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliUsageError(`--log-level must be debug, info, warn or error, got "${level}"`);
@@ -32,6 +47,8 @@ function validateApiserverOptions(raw: { dataDir?: string; listen?: string; logL
     listen: parseListen(raw.listen ?? '127.0.0.1:6443'),
     logLevel: level as LogLevel,
     ...(raw.tokenAuthFile ? { tokenAuthFile: raw.tokenAuthFile } : {}),
+    ...(raw.clusterSigningDuration !== undefined ? { clusterSigningDurationMs: parseDurationFlag('--cluster-signing-duration', raw.clusterSigningDuration) } : {}),
+    ocmAdmission: raw.ocmAdmission === true,
   });
 }
 
@@ -39,9 +56,11 @@ async function runApiserver(opts: ApiserverCommandOptions): Promise<void> {
   const log = createLogger({ level: opts.logLevel });
   // Loaded only when the command runs, so other commands do not pay for the server's modules.
   const { startEmbeddedApiServer } = await import('../apiserver/embedded.js');
+  const admission = opts.ocmAdmission ? (await import('../apiserver/admission/index.js')).ocmAdmissionPlugins() : [];
   const server = await startEmbeddedApiServer({
-    dataDir: opts.dataDir, listen: opts.listen, log,
+    dataDir: opts.dataDir, listen: opts.listen, log, admission,
     ...(opts.tokenAuthFile ? { tokenFile: opts.tokenAuthFile } : {}),
+    ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
   });
   process.stdout.write(`ocm-ts apiserver listening on ${server.url}\n`);
   log.info('admin kubeconfig', { path: server.adminKubeconfigPath });
@@ -69,8 +88,10 @@ export function registerApiserverCommand(program: Command): void {
     .option('--data-dir <dir>', 'directory for state.db, pki/ and admin.kubeconfig')
     .option('--listen <host:port>', 'address to listen on (port 0 = a free port)', '127.0.0.1:6443')
     .option('--token-auth-file <file>', 'static bearer tokens (CSV: token,user,uid,"group1,group2")')
+    .option('--cluster-signing-duration <duration>', 'lifetime of certificates the CSR signer issues (20s, 1h, or seconds; default 8760h)')
+    .option('--ocm-admission', "apply OCM's ManagedCluster and ManagedClusterSetBinding admission (for OCM's own hub controller)")
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
-    .action(async (raw: { dataDir?: string; listen?: string; logLevel?: string; tokenAuthFile?: string }) => {
+    .action(async (raw: RawApiserverOptions) => {
       await runApiserver(validateApiserverOptions(raw));
     });
 }

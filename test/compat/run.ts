@@ -1,0 +1,96 @@
+// `npm run test:compat`: proves ocm-ts against the real thing. Phases, each timed:
+//   1. tools: Go 1.26+ and etcd must be installed (a missing tool fails the run; OCM_TS_COMPAT=skip skips it on purpose)
+//   2. build: kube-apiserver, kube-controller-manager and kubectl at the pinned Kubernetes release and
+//      OCM's `registration` binary, from their Go modules, cached outside the repository
+//   3. start: etcd, real control planes, the four hubs
+//   4. matrix: hubs × agents × scenarios, printed as a table
+// The run's folder (logs of every process) is printed and kept when something fails.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stopAllChildren } from './infra/child-process.js';
+import { startEtcd } from './infra/etcd.js';
+import { startKubeControlPlane } from './infra/kube-control-plane.js';
+import { HUB_KINDS, startHub, type Hub, type HubKind } from './matrix/hubs.js';
+import { judge, renderTable, runMatrix } from './matrix/matrix.js';
+import { ensureReferenceBinaries } from './tools/build.js';
+import { checkToolchain, MissingToolError } from './tools/toolchain.js';
+import { KUBE_VERSION, OCM_VERSION } from './versions.js';
+
+const SIGNING_SECONDS = 150;
+
+const t0 = Date.now();
+const elapsed = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+const say = (line: string): void => {
+  process.stdout.write(`[compat ${elapsed(t0).padStart(8)}] ${line}\n`);
+};
+
+async function phase<T>(name: string, body: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  say(`${name}…`);
+  const v = await body();
+  say(`${name}: done in ${elapsed(started)}`);
+  return v;
+}
+
+async function main(): Promise<number> {
+  if (process.env.OCM_TS_COMPAT === 'skip') {
+    say('OCM_TS_COMPAT=skip: compatibility suite skipped on purpose');
+    return 0;
+  }
+  const runDir = mkdtempSync(join(tmpdir(), 'ocm-ts-compat-'));
+  say(`run folder ${runDir}`);
+  const tools = await phase('tools', () => checkToolchain());
+  say(`${tools.goVersion}, etcd ${tools.etcdVersion}, Kubernetes ${KUBE_VERSION}, OCM ${OCM_VERSION}`);
+  const bins = await phase('build', () => ensureReferenceBinaries(runDir, say));
+  say(`build times: Kubernetes ${bins.buildSeconds.kube ? `${bins.buildSeconds.kube.toFixed(0)} s` : 'cached'}, OCM ${bins.buildSeconds.ocm ? `${bins.buildSeconds.ocm.toFixed(0)} s` : 'cached'}`);
+
+  const etcd = await phase('etcd', () => startEtcd(tools.etcd, runDir));
+  const kube = { kubeApiserver: bins.kubeApiserver, kubeControllerManager: bins.kubeControllerManager };
+  const { hubs, spokeCp } = await phase('control planes and hubs', async () => {
+    const hubCtx = { runDir, etcd, kube, ocmRegistration: bins.ocmRegistration, signingSeconds: SIGNING_SECONDS };
+    const only = (process.env.OCM_TS_COMPAT_HUBS ?? '').split(',').filter(Boolean) as HubKind[];
+    const kinds = only.length > 0 ? HUB_KINDS.filter((k) => only.includes(k)) : HUB_KINDS;
+    const [spoke, ...started] = await Promise.all([
+      startKubeControlPlane({ name: 'spoke-kube', runDir, etcd, binaries: kube }),
+      ...kinds.map((k) => startHub(k, hubCtx).then((h) => [k, h] as const)),
+    ]);
+    return { hubs: new Map<HubKind, Hub>(started as Array<readonly [HubKind, Hub]>), spokeCp: spoke };
+  });
+
+  const results = await phase('matrix', () =>
+    runMatrix({ runDir, hubs, realSpoke: spokeCp, kubectl: bins.kubectl, ocmRegistration: bins.ocmRegistration, parallel: Number(process.env.OCM_TS_COMPAT_PARALLEL ?? 4), log: say }),
+  );
+  const table = renderTable(results);
+  writeFileSync(join(runDir, 'matrix.txt'), table);
+  process.stdout.write(`\n${table}\n\n`);
+  const problems = judge(results);
+  await phase('stop', async () => {
+    await Promise.all([...hubs.values()].map((h) => h.stop()));
+    await spokeCp.stop();
+    await etcd.child.stop();
+  });
+  if (problems.length > 0) {
+    say(`${problems.length} failure(s) where OCM's own pair passes:`);
+    for (const p of problems) process.stdout.write(`  - ${p}\n`);
+    say(`logs kept in ${runDir}`);
+    return 1;
+  }
+  say(`all cells pass wherever OCM's own pair passes (total ${elapsed(t0)})`);
+  rmSync(runDir, { recursive: true, force: true });
+  return 0;
+}
+
+void main()
+  .catch((err: unknown) => {
+    if (err instanceof MissingToolError) {
+      process.stderr.write(`compat: missing tools (set OCM_TS_COMPAT=skip to skip this suite on purpose):\n${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`compat: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  })
+  .then(async (code) => {
+    await stopAllChildren();
+    process.exit(code);
+  });
