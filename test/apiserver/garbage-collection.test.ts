@@ -143,6 +143,24 @@ describe('apiserver garbage collector', () => {
     assert.ok(await getCm('both-opts'));
   });
 
+  it('should read orphanDependents from the query, with 202 for a pending delete that asked orphanDependents=false', async () => {
+    await createCm('od-held', { finalizers: [HOLD] } as Partial<Meta>);
+    const accepted = await raw.request('DELETE', `${CM}/od-held?orphanDependents=false`);
+    assert.equal(accepted.status, 202, accepted.text);
+    assert.deepEqual(accepted.json.metadata.finalizers, [HOLD]);
+    await createCm('od-query');
+    const orphaned = await raw.request('DELETE', `${CM}/od-query?orphanDependents=T`);
+    assert.equal(orphaned.status, 200, orphaned.text);
+    assert.ok(orphaned.json.metadata.finalizers.includes('orphan'));
+    const bad = await raw.request('DELETE', `${CM}/od-query?orphanDependents=maybe`);
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(bad.json.kind, 'Status');
+    await gone('od-query');
+    const held = await getCm('od-held');
+    await raw.request('PUT', `${CM}/od-held`, { body: { ...held, metadata: { ...held?.metadata, finalizers: [] } } });
+    await gone('od-held');
+  });
+
   it('should keep a dependent while another owner lives, dropping the reference to the gone one', async () => {
     const a = await createCm('two-a');
     const b = await createCm('two-b');

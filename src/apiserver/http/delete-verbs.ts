@@ -11,12 +11,17 @@ import { decodeObjectBody, readBody } from './body.js';
 import { ApiError, errors, fieldErrors } from './errors.js';
 import { buildFilter } from './list-filter.js';
 import { listSourceOf, sendList, sendObject } from './output.js';
-import { intParam } from './query-params.js';
+import { boolParam, intParam } from './query-params.js';
 import { isNamespaceResource, type VerbRequest } from './resource-request.js';
 import { sendJson } from './respond.js';
 import type { ServerContext } from './server-context.js';
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
+// kube-apiserver's message lists a nil policy (the default) among the supported values.
+const SUPPORTED_POLICIES = [...PROPAGATION_POLICIES, 'nil'];
+// Core resources whose delete answers with the deleted object instead of a Status, as their
+// kube-apiserver registries do.
+const RETURNS_DELETED_OBJECT = new Set(['serviceaccounts', 'pods']);
 
 function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
   const out: DeleteOptions = {};
@@ -32,15 +37,15 @@ function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
   }
   const pp = q.get('propagationPolicy');
   if (pp) out.propagationPolicy = pp;
-  const od = q.get('orphanDependents');
-  if (od === 'true' || od === 'false') out.orphanDependents = od === 'true';
+  const od = boolParam(q, 'orphanDependents');
+  if (od !== undefined) out.orphanDependents = od;
   const gp = intParam(q, 'gracePeriodSeconds');
   if (gp !== undefined) out.gracePeriodSeconds = gp;
   if (out.propagationPolicy !== undefined && out.orphanDependents !== undefined) {
     throw errors.invalidOptions('DeleteOptions', [fieldErrors.invalid('propagationPolicy', out.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set')]);
   }
   if (out.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(out.propagationPolicy)) {
-    throw errors.invalidOptions('DeleteOptions', [fieldErrors.notSupported('propagationPolicy', out.propagationPolicy, PROPAGATION_POLICIES)]);
+    throw errors.invalidOptions('DeleteOptions', [fieldErrors.notSupported('propagationPolicy', out.propagationPolicy, SUPPORTED_POLICIES)]);
   }
   return out;
 }
@@ -55,8 +60,16 @@ export async function handleDelete(ctx: ServerContext, v: VerbRequest): Promise<
   const result = deleteObject(ctx.regCtx, v.scope, v.name, opts);
   await whenStored(ctx.regCtx, result.object);
   // A namespace answers with itself, as kube-apiserver's namespace registry does.
-  if (result.kind === 'pending' || isNamespaceResource(v.served)) sendObject(v.res, 200, toWire(v.served, v.version, result.object), v.output);
-  else sendJson(v.res, 200, result.status);
+  // 202 when dependents are still to be deleted at the explicit request of orphanDependents=false.
+  const code = result.kind === 'pending' && opts.orphanDependents === false ? 202 : 200;
+  const returnsObject = isNamespaceResource(v.served) || (v.served.def.group === '' && RETURNS_DELETED_OBJECT.has(v.served.def.resource));
+  if (result.kind === 'pending' || returnsObject) {
+    sendObject(v.res, code, toWire(v.served, v.version, result.object), v.output);
+    return;
+  }
+  // A success Status carries no code, as kube-apiserver's does.
+  const { code: _code, ...status } = result.status;
+  sendJson(v.res, 200, status);
 }
 
 export async function handleDeleteCollection(ctx: ServerContext, v: VerbRequest): Promise<void> {
