@@ -36,7 +36,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** The kind's definition: its schema with the standard top-level fields and the GVK extension. */
 export function kindSchema(r: OpenApiResource): Schema {
-  const source: Schema = r.schema ? structuredClone(r.schema) : { 'x-kubernetes-preserve-unknown-fields': true };
+  const source: Schema = r.schema ?? { 'x-kubernetes-preserve-unknown-fields': true };
   const properties = isRecord(source.properties) ? source.properties : {};
   return {
     ...source,

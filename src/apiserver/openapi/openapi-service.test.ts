@@ -46,15 +46,20 @@ describe('OpenApiService', () => {
     assert.notEqual(svc.v2().hash, v2Before);
     assert.ok(parse(svc.v2().body).definitions['com.example.v1.Widget']);
 
-    // The same content under a new generation keeps its hash (clients keep their cached copy).
+    // A CRD reconciled without change (a status write) moves the generation: nothing is rebuilt.
+    const core = svc.v3('api/v1');
+    const v2 = svc.v2();
     registry.setCustom('widgets.example.com', customResource(widgetCrd('integer'), undefined));
-    assert.equal(svc.v3('apis/example.com/v1')?.hash, first.hash);
+    assert.equal(svc.v3('apis/example.com/v1'), first);
+    assert.equal(svc.v3('api/v1'), core);
+    assert.equal(svc.v2(), v2);
 
     registry.setCustom('widgets.example.com', customResource(widgetCrd('string'), undefined));
     const changed = svc.v3('apis/example.com/v1');
     assert.ok(changed);
     assert.notEqual(changed.hash, first.hash);
     assert.equal(size(changed.body), 'string');
+    assert.equal(svc.v3('api/v1'), core, 'other group versions are not rebuilt');
 
     registry.setCustom('widgets.example.com', undefined);
     assert.equal(svc.v3('apis/example.com/v1'), undefined);
