@@ -9,6 +9,7 @@ import { registerAgentCommand } from './agent-command.js';
 import { registerAcceptCommand } from './accept-command.js';
 import { registerGetCommand } from './get-command.js';
 import { registerDemoCommand } from './demo-command.js';
+import { registerWebhookCommand } from './webhook-command.js';
 import { CliUsageError } from './usage-error.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -24,6 +25,7 @@ export async function main(argv: string[]): Promise<number> {
   registerAcceptCommand(program);
   registerGetCommand(program);
   registerDemoCommand(program);
+  registerWebhookCommand(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
