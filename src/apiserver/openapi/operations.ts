@@ -6,9 +6,9 @@ import { kindName, listKindName, gvkOf } from './kind-schemas.js';
 import { metaName, operationStem } from './names.js';
 import type { GroupVersionKind, OpenApiResource } from './types.js';
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
-export interface QueryParam {
+interface QueryParam {
   name: string;
   type: 'string' | 'integer' | 'boolean';
   description: string;

@@ -9,7 +9,7 @@ export interface GroupVersionKind {
   kind: string;
 }
 
-export interface OpenApiSubresource {
+interface OpenApiSubresource {
   name: string;
   /** HTTP-level verbs: get, update, patch, create. */
   verbs: string[];
