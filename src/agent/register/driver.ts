@@ -12,6 +12,8 @@ export interface ProcessOutcome {
   condition?: Condition;
   /** Failure: the controller requeues with backoff. */
   error?: Error;
+  /** Nothing to do now, but look again after this long (the certificate's rotation time). */
+  recheckAfterMs?: number;
 }
 
 export interface RegisterDriver {

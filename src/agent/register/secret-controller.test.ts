@@ -6,7 +6,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import { nullLogger } from '../../util/logger.js';
 import type { ProcessOutcome, RegisterDriver } from './driver.js';
 import { fakeInformer, fakeResourceClient } from './fake-clients.js';
-import { createRegisterSecretController } from './secret-controller.js';
+import { createRegisterSecretController, recheckDelay } from './secret-controller.js';
 
 const NS = 'testns';
 const NAME = 'testsecret';
@@ -65,6 +65,16 @@ test('should do nothing when the driver generates no secret', async () => {
   await s.c.sync(signal);
   assert.deepEqual(s.secrets.actions, ['get']);
   assert.deepEqual(s.written, []);
+});
+
+test('should look again at the rotation time the driver names, when that comes before the resync', async () => {
+  const s = setup([], [{ recheckAfterMs: 42_000 }]);
+  assert.equal(await s.c.sync(signal), 42_000);
+  assert.equal(recheckDelay(42_000, 300_000), 42_000);
+  assert.equal(recheckDelay(400_000, 300_000), undefined, 'the resync comes first');
+  assert.equal(recheckDelay(42_000, 0), 42_000, 'no resync at all');
+  assert.equal(recheckDelay(0, 300_000), 1000, 'never a busy loop');
+  assert.equal(recheckDelay(undefined, 300_000), undefined);
 });
 
 test('should add the additional secret data', async () => {

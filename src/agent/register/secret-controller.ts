@@ -42,8 +42,18 @@ export interface RegisterSecretController {
   /** Trigger a sync (driver informer events). */
   enqueue(): void;
   run(signal: AbortSignal): Promise<void>;
-  /** Exposed for tests: one sync. */
-  sync(signal: AbortSignal): Promise<void>;
+  /** Exposed for tests: one sync; returns when to look again, if sooner than any change. */
+  sync(signal: AbortSignal): Promise<number | undefined>;
+}
+
+/**
+ * When to sync again for a certificate's rotation time: only when that comes before the next resync
+ * (a long-lived certificate just waits for the resync), and never sooner than a second.
+ */
+export function recheckDelay(recheckAfterMs: number | undefined, resyncMs: number): number | undefined {
+  if (recheckAfterMs === undefined) return undefined;
+  if (resyncMs > 0 && recheckAfterMs >= resyncMs) return undefined;
+  return Math.max(1000, recheckAfterMs);
 }
 
 export function createRegisterSecretController(o: RegisterSecretControllerOptions): RegisterSecretController {
@@ -52,7 +62,8 @@ export function createRegisterSecretController(o: RegisterSecretControllerOption
   let pending: Secret | undefined;
   let pendingCondition: Condition | undefined;
 
-  const sync = async (signal: AbortSignal): Promise<void> => {
+  /** Returns when to look again although nothing changes (the certificate's rotation time). */
+  const sync = async (signal: AbortSignal): Promise<number | undefined> => {
     let secret: Secret;
     try {
       secret = await o.secrets.get(o.secretName, { signal });
@@ -68,7 +79,7 @@ export function createRegisterSecretController(o: RegisterSecretControllerOption
         await o.statusUpdater(out.condition, signal);
       }
       if (out.error !== undefined) throw out.error;
-      if (out.secret === undefined) return;
+      if (out.secret === undefined) return out.recheckAfterMs;
       const next: Secret = { ...out.secret, data: { ...(out.secret.data ?? {}) } };
       for (const [k, v] of Object.entries(o.additionalData)) next.data![k] = v.toString('base64');
       pending = next;
@@ -109,7 +120,8 @@ export function createRegisterSecretController(o: RegisterSecretControllerOption
     ...(o.waitForSync ? { waitForSync: o.waitForSync } : {}),
     resyncKeys: () => [REGISTER_QUEUE_KEY],
     reconcile: async (_key, signal) => {
-      await sync(signal);
+      const requeueAfterMs = recheckDelay(await sync(signal), o.resyncMs);
+      return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
     },
   });
 

@@ -82,6 +82,15 @@ test('should rotate once 20–25 % of the lifetime remains', () => {
   for (const c of cases) assert.equal(rotationDue(period, new Date(c.now), c.u).rotate, c.expected, c.name);
 });
 
+test('should say when rotation comes, so a short-lived certificate is rotated before it expires', () => {
+  const period = { notBefore: new Date(0), notAfter: new Date(100_000) };
+  // u=0: rotate at 80 % of the lifetime, 70 s after now=10 s; at that point rotation is due.
+  const early = rotationDue(period, new Date(10_000), 0);
+  assert.deepEqual([early.rotate, early.dueInMs], [false, 70_000]);
+  assert.equal(rotationDue(period, new Date(10_000 + early.dueInMs), 0).rotate, true);
+  assert.equal(rotationDue(period, new Date(80_000), 0).dueInMs, 0);
+});
+
 test('should filter and index cluster CSRs (TestFilterCSREvents, TestIndexByClusterName)', () => {
   const cluster = 'cluster1';
   assert.equal(isClusterCsr(csr('cluster1-abc', { 'open-cluster-management.io/cluster-name': cluster }), cluster), true);

@@ -82,14 +82,16 @@ export function certValidityPeriod(pem: string | undefined, secretRef: string): 
 
 /**
  * Rotate once remaining/total ≤ threshold, threshold = 0.2 + 0.2 × u × 0.25 (u ∈ [0,1)),
- * i.e. when 20–25 % of the lifetime is left.
+ * i.e. when 20–25 % of the lifetime is left. `dueInMs` says when that point comes (0 when it has),
+ * so the caller can look again then instead of waiting for its next resync, which may come after
+ * a short-lived certificate has already expired.
  */
-export function rotationDue(period: { notBefore: Date; notAfter: Date }, now: Date, u: number): { rotate: boolean; remainingMs: number } {
+export function rotationDue(period: { notBefore: Date; notAfter: Date }, now: Date, u: number): { rotate: boolean; remainingMs: number; dueInMs: number } {
   const total = period.notAfter.getTime() - period.notBefore.getTime();
   const remainingMs = period.notAfter.getTime() - now.getTime();
   const threshold = 0.2 + 0.2 * u * 0.25;
-  if (total > 0 && remainingMs / total > threshold) return { rotate: false, remainingMs };
-  return { rotate: true, remainingMs };
+  if (total > 0 && remainingMs / total > threshold) return { rotate: false, remainingMs, dueInMs: Math.ceil(remainingMs - threshold * total) };
+  return { rotate: true, remainingMs, dueInMs: 0 };
 }
 
 /** `The current client certificate … expires in <d>` uses the remaining time rounded to seconds. */

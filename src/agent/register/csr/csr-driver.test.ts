@@ -87,9 +87,12 @@ test('should leave a valid secret alone, and rotate an expiring or mismatching o
   const fresh = await testClientCert(ca, { commonName: AGENT_CN, organizations: AGENT_ORGS, notBefore: new Date(now - H), notAfter: new Date(now + 10 * H) });
   const expiring = await testClientCert(ca, { commonName: AGENT_CN, organizations: AGENT_ORGS, notBefore: new Date(now - 10 * H), notAfter: new Date(now + H) });
 
-  // sync a valid hub kubeconfig secret: no actions, no secret
+  // sync a valid hub kubeconfig secret: no actions, no secret, a look again at the rotation time
+  // (20-25 % of the 11 h lifetime before the end: 7.25-7.8 h from now)
   let s = setup();
-  assert.deepEqual(await s.driver.process('test', secretWith({ 'tls.crt': b64(fresh.certPem), 'tls.key': b64(fresh.keyPem), 'agent-name': b64('agent1') }), extra, signal), {});
+  const valid = await s.driver.process('test', secretWith({ 'tls.crt': b64(fresh.certPem), 'tls.key': b64(fresh.keyPem), 'agent-name': b64('agent1') }), extra, signal);
+  assert.deepEqual(Object.keys(valid), ['recheckAfterMs']);
+  assert.ok(valid.recheckAfterMs! >= 7.2 * H && valid.recheckAfterMs! <= 7.8 * H, String(valid.recheckAfterMs));
   assert.deepEqual(s.csrs.actions, []);
 
   // sync an expiring hub kubeconfig secret: CSR created, key and name remembered

@@ -114,8 +114,11 @@ export function createCsrFlow(o: CsrFlowOptions): CsrFlow {
     }
   };
 
-  /** True when a new CSR is needed; throws when the validity window cannot be computed. */
-  const shouldCreateCsr = (controllerName: string, secret: Secret, additionalData: Readonly<Record<string, Buffer>>): boolean => {
+  /**
+   * A new CSR is needed (`true`), or not yet: then the milliseconds until the certificate's
+   * rotation time. Throws when the validity window cannot be computed.
+   */
+  const shouldCreateCsr = (controllerName: string, secret: Secret, additionalData: Readonly<Record<string, Buffer>>): true | number => {
     const now = new Date(o.clock.now());
     const certPem = decode(secret.data?.[hubSecretKeys.tlsCert])?.toString('utf8') ?? '';
     try {
@@ -139,7 +142,7 @@ export function createCsrFlow(o: CsrFlowOptions): CsrFlow {
       }
     }
     const due = rotationDue(certValidityPeriod(certPem, ref), now, o.random());
-    if (!due.rotate) return false;
+    if (!due.rotate) return due.dueInMs;
     o.event('CertificateRotationStarted', `The current client certificate for ${controllerName} expires in ${formatRemaining(due.remainingMs)}. Start certificate rotation`);
     return true;
   };
@@ -191,13 +194,13 @@ export function createCsrFlow(o: CsrFlowOptions): CsrFlow {
     pendingCsrName: () => pendingName,
     async process(controllerName, secret, additionalData, signal) {
       if (pendingName !== '') return processPending(controllerName, secret, signal);
-      let create: boolean;
+      let create: true | number;
       try {
         create = shouldCreateCsr(controllerName, secret, additionalData);
       } catch (err) {
         return { error: toError(err) };
       }
-      return create ? createNewCsr(controllerName, signal) : {};
+      return create === true ? createNewCsr(controllerName, signal) : { recheckAfterMs: create };
     },
   };
 }
