@@ -58,11 +58,11 @@ export const hasCondition = (type: string, status: string) => (mc: KubeObject): 
 export const allOf = (...ps: Array<(mc: KubeObject) => boolean>) => (mc: KubeObject): boolean => ps.every((p) => p(mc));
 
 /** The hub kubeconfig secret on the spoke, once it holds a certificate. */
-export async function hubKubeconfigSecret(spoke: KubeClient, namespace: string): Promise<{ certPem: string; serial: string; notAfter: Date; kubeconfig: string } | undefined> {
+export async function hubKubeconfigSecret(spoke: KubeClient, namespace: string): Promise<{ certPem: string; serial: string; notBefore: Date; notAfter: Date; kubeconfig: string } | undefined> {
   const s = await getOrUndefined(spoke, SECRETS, 'hub-kubeconfig-secret', namespace);
   const data = (s as { data?: Record<string, string> } | undefined)?.data;
   if (!data?.['tls.crt'] || !data.kubeconfig) return undefined;
   const certPem = Buffer.from(data['tls.crt'], 'base64').toString('utf8');
   const cert = new X509Certificate(certPem);
-  return { certPem, serial: cert.serialNumber, notAfter: new Date(cert.validTo), kubeconfig: Buffer.from(data.kubeconfig, 'base64').toString('utf8') };
+  return { certPem, serial: cert.serialNumber, notBefore: new Date(cert.validFrom), notAfter: new Date(cert.validTo), kubeconfig: Buffer.from(data.kubeconfig, 'base64').toString('utf8') };
 }
