@@ -26,15 +26,16 @@ describe('field selectors', () => {
     assert.equal(matchesFields(parseFieldSelector('type=', fields), {}), true);
   });
 
-  const errorCases: Array<{ sel: string; message: string }> = [
+  const errorCases: Array<{ sel: string; message: string; fields?: string[] }> = [
     { sel: 'spec.foo=x', message: 'field label not supported: spec.foo' },
+    { sel: 'spec.foo=x', fields: ['metadata.name', 'metadata.namespace'], message: '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"' },
     { sel: 'metadata.name', message: "invalid selector: 'metadata.name'; can't understand 'metadata.name'" },
     { sel: 'metadata.name=a\\x', message: 'invalid field selector: invalid escape sequence: \\x' },
     { sel: 'metadata.name=a=b', message: 'invalid field selector: unescaped character in value: =' },
   ];
   for (const c of errorCases) {
-    it(`should reject ${JSON.stringify(c.sel)}`, () => {
-      assert.throws(() => parseFieldSelector(c.sel, fields), (e: unknown) => {
+    it(`should reject ${JSON.stringify(c.sel)}${c.fields ? ' on a metadata-only kind' : ''}`, () => {
+      assert.throws(() => parseFieldSelector(c.sel, c.fields ?? fields), (e: unknown) => {
         assert.ok(e instanceof SelectorParseError);
         assert.equal(e.message, c.message);
         return true;

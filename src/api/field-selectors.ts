@@ -52,6 +52,12 @@ function unescapeFieldValue(v: string): string {
   return out;
 }
 
+/** Kinds that select on metadata only get kube-apiserver's generic wording; the others its per-kind one. */
+function unsupportedFieldMessage(field: string, supported: Set<string>): string {
+  const metadataOnly = [...supported].every((f) => f === 'metadata.name' || f === 'metadata.namespace');
+  return metadataOnly ? `"${field}" is not a known field selector: only "metadata.name", "metadata.namespace"` : `field label not supported: ${field}`;
+}
+
 /**
  * Parses a `fieldSelector=` query value. `supportedFields` are the field labels the resource
  * allows; any other field throws `field label not supported: <f>`.
@@ -65,7 +71,7 @@ export function parseFieldSelector(s: string, supportedFields: Iterable<string>)
     if (!m) throw new SelectorParseError(`invalid selector: '${s}'; can't understand '${term}'`);
     const [, field, op, raw] = m as unknown as [string, string, string, string];
     const value = unescapeFieldValue(raw);
-    if (!supported.has(field)) throw new SelectorParseError(`field label not supported: ${field}`);
+    if (!supported.has(field)) throw new SelectorParseError(unsupportedFieldMessage(field, supported));
     requirements.push({ field, operator: op === '!=' ? 'NotEquals' : 'Equals', value });
   }
   return { requirements };

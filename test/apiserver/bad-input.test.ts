@@ -42,7 +42,7 @@ describe('apiserver bad input', () => {
     { name: 'namespace mismatch', method: 'POST', path: CM, body: { metadata: { name: 'x', namespace: 'kube-system' } }, code: 400, reason: 'BadRequest', message: /^the namespace of the provided object does not match the namespace sent on the request$/ },
     { name: 'resourceVersion on create', method: 'POST', path: CM, body: { metadata: { name: 'x', resourceVersion: '5' } }, code: 500, reason: 'InternalError', message: /resourceVersion should not be set on objects to be created/ },
     { name: 'invalid label selector', method: 'GET', path: `${CM}?labelSelector=a%20in%20(`, code: 400, reason: 'BadRequest' },
-    { name: 'unsupported field selector', method: 'GET', path: `${CM}?fieldSelector=spec.foo%3Dx`, code: 400, reason: 'BadRequest', message: /^field label not supported: spec.foo$/ },
+    { name: 'unsupported field selector', method: 'GET', path: `${CM}?fieldSelector=spec.foo%3Dx`, code: 400, reason: 'BadRequest', message: /^"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"$/ },
     { name: 'bad continue token', method: 'GET', path: `${CM}?limit=1&continue=garbage`, code: 400, reason: 'BadRequest' },
     { name: 'bad resourceVersionMatch', method: 'GET', path: `${CM}?resourceVersion=1&resourceVersionMatch=Sometimes`, code: 422, reason: 'Invalid' },
     { name: 'unsupported patch type', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: '{}', headers: { 'content-type': 'application/xml' }, code: 415, reason: 'UnsupportedMediaType' },
@@ -50,7 +50,7 @@ describe('apiserver bad input', () => {
     { name: 'apply without fieldManager', method: 'PATCH', path: `${CM}/kube-root-ca.crt`, body: '{}', headers: { 'content-type': 'application/apply-patch+yaml' }, code: 422, reason: 'Invalid' },
     { name: 'verb not supported', method: 'DELETE', path: '/api/v1/namespaces', code: 405, reason: 'MethodNotAllowed' },
     { name: 'protobuf only Accept', method: 'GET', path: CM, headers: { accept: 'application/vnd.kubernetes.protobuf' }, code: 406, reason: 'NotAcceptable' },
-    { name: 'bad dryRun', method: 'POST', path: `${CM}?dryRun=Some`, body: { metadata: { name: 'x' } }, code: 400, reason: 'BadRequest' },
+    { name: 'bad dryRun', method: 'POST', path: `${CM}?dryRun=Some`, body: { metadata: { name: 'x' } }, code: 422, reason: 'Invalid' },
     { name: 'name mismatch on update', method: 'PUT', path: `${CM}/kube-root-ca.crt`, body: { metadata: { name: 'other' } }, code: 400, reason: 'BadRequest', message: /^the name of the object \(other\) does not match the name on the URL \(kube-root-ca.crt\)$/ },
     { name: 'sendInitialEvents on list', method: 'GET', path: `${CM}?sendInitialEvents=true`, code: 422, reason: 'Invalid' },
     // Hostile requests: each was a 500 (or a 200) before.

@@ -123,7 +123,7 @@ function handleSelfSubjectRulesReview(body: KubeObject, requester: UserInfo, aut
 }
 
 /** SelfSubjectReview: who the server takes the requester for. */
-export function handleSelfSubjectReview(body: KubeObject, requester: UserInfo): KubeObject {
+export function handleSelfSubjectReview(body: KubeObject, requester: UserInfo, now: Date = new Date()): KubeObject {
   const userInfo = {
     username: requester.username,
     ...(requester.uid ? { uid: requester.uid } : {}),
@@ -133,7 +133,8 @@ export function handleSelfSubjectReview(body: KubeObject, requester: UserInfo): 
   return {
     apiVersion: `${AUTHN_GROUP}/v1`,
     kind: 'SelfSubjectReview',
-    metadata: { ...(body.metadata ?? {}), creationTimestamp: null } as unknown as KubeObject['metadata'],
+    // kube-apiserver stamps the review with the time it answered (the access reviews keep null).
+    metadata: { ...(body.metadata ?? {}), creationTimestamp: now.toISOString().replace(/\.\d+Z$/, 'Z') } as unknown as KubeObject['metadata'],
     status: { userInfo },
   };
 }

@@ -44,7 +44,7 @@ function evaluateCertificate(der: Buffer, anchors: readonly TrustAnchor[]): Cach
     return { ...base, why: 'certificate specifies an incompatible key usage' };
   }
   if (!cert.commonName) return { ...base, why: 'certificate has an empty common name' };
-  const fingerprint = createHash('sha256').update(der).digest('hex').toUpperCase();
+  const fingerprint = createHash('sha256').update(der).digest('hex');
   return {
     ...base,
     why: '',

@@ -47,21 +47,22 @@ export const specOf = (o: KubeObject): CsrSpec => (typeof o.spec === 'object' &&
 export const statusOf = (o: KubeObject): CsrStatus => (typeof o.status === 'object' && o.status !== null ? (o.status as CsrStatus) : {});
 export const conditionsOf = (o: KubeObject): CsrCondition[] => (Array.isArray(statusOf(o).conditions) ? statusOf(o).conditions! : []);
 
-const invalidBytes = (field: string, detail: string): FieldError => ({ field, reason: 'FieldValueInvalid', message: `Invalid value: []byte{...}: ${detail}` });
+// The value is quoted as sent (base64), as kube-apiserver prints a byte field.
+const invalidBytes = (field: string, value: string, detail: string): FieldError => ({ field, reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${detail}` });
 
 /** Decodes `spec.request` (base64 of PEM in JSON) and checks the PKCS#10 and its self-signature. */
 function validateRequest(request: unknown): FieldError[] {
   const field = 'spec.request';
   if (request === undefined || request === null || request === '') return [fieldErrors.required(field)];
   if (typeof request !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(request.replace(/\s+/g, ''))) {
-    return [invalidBytes(field, 'must be base64-encoded PEM data')];
+    return [invalidBytes(field, String(request), 'must be base64-encoded PEM data')];
   }
   const pem = Buffer.from(request, 'base64').toString('utf8');
   try {
     const parsed = parseCsr(pem);
-    if (!parsed.signatureValid) return [invalidBytes(field, 'x509: signature verification failure')];
+    if (!parsed.signatureValid) return [invalidBytes(field, request, 'x509: signature verification failure')];
   } catch (e) {
-    if (e instanceof X509ParseError) return [invalidBytes(field, e.message)];
+    if (e instanceof X509ParseError) return [invalidBytes(field, request, e.message)];
     throw e;
   }
   return [];
@@ -87,7 +88,7 @@ function validateUsages(v: unknown): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<unknown>();
   v.forEach((u, i) => {
-    if (!(KNOWN_USAGES as readonly unknown[]).includes(u)) errs.push(fieldErrors.notSupported(`${field}[${i}]`, u, [...KNOWN_USAGES]));
+    if (!(KNOWN_USAGES as readonly unknown[]).includes(u)) errs.push(fieldErrors.notSupported(`${field}[${i}]`, u, [...KNOWN_USAGES].sort()));
     else if (seen.has(u)) errs.push(fieldErrors.duplicate(`${field}[${i}]`, u));
     seen.add(u);
   });

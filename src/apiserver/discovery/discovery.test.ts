@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiResourceList, compareVersions } from './discovery.js';
+import { apiResourceList, compareVersions, storageVersionHash } from './discovery.js';
 import { builtinResources } from '../registry/builtin-resources.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 
@@ -15,5 +15,13 @@ describe('discovery', () => {
     assert.ok(names.indexOf('namespaces') < names.indexOf('namespaces/status'));
     assert.deepEqual(doc.resources.find((r) => r.name === 'namespaces/finalize')?.verbs, ['update']);
     assert.ok(!doc.resources.find((r) => r.name === 'namespaces')?.verbs.includes('deletecollection'));
+  });
+
+  it('should give the storage version hash kube-apiserver gives', () => {
+    // Values read from kube-apiserver v1.35 discovery.
+    assert.equal(storageVersionHash('', 'v1', 'ConfigMap'), 'qFsyl6wFWjQ=');
+    assert.equal(storageVersionHash('diff.example.com', 'v1', 'Widget'), 'ttSe6q+QNj8=');
+    const doc = apiResourceList(new ResourceRegistry(builtinResources(), []), '', 'v1') as { resources: { name: string; storageVersionHash?: string }[] };
+    assert.equal(doc.resources.find((r) => r.name === 'configmaps')?.storageVersionHash, 'qFsyl6wFWjQ=');
   });
 });

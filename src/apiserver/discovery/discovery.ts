@@ -1,5 +1,6 @@
 // Discovery documents: /api, /apis, /apis/<g>, /api/v1, /apis/<g>/<v>, /version (OpenAPI lives in ../openapi/).
 
+import { createHash } from 'node:crypto';
 import type { ResourceDef } from '../pipeline.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 
@@ -73,13 +74,28 @@ export function apiGroupDoc(reg: ResourceRegistry, group: string): Record<string
 
 const SUBRESOURCE_VERBS: Record<string, string[]> = { finalize: ['update'] };
 
+/** The order kube-apiserver lists the verbs of a custom resource in (built-ins are sorted). */
+const CUSTOM_VERB_ORDER = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
+/** Lets clients notice a storage version change: the first 8 bytes of SHA-256 of group/version/kind, base64, as kube-apiserver computes it. */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+function verbsOf(verbs: string[], custom: boolean): string[] {
+  if (!custom) return verbs;
+  const rank = (v: string): number => (CUSTOM_VERB_ORDER.includes(v) ? CUSTOM_VERB_ORDER.indexOf(v) : CUSTOM_VERB_ORDER.length);
+  return [...verbs].sort((a, b) => rank(a) - rank(b));
+}
+
 export function apiResourceList(reg: ResourceRegistry, group: string, version: string): Record<string, unknown> | undefined {
   const entries: Record<string, unknown>[] = [];
   for (const r of reg.all()) {
     const d = r.def;
     if (d.group !== group || !d.versions.includes(version)) continue;
     entries.push({
-      name: d.resource, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs,
+      name: d.resource, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: verbsOf(d.verbs, r.custom),
+      storageVersionHash: storageVersionHash(d.group, d.storageVersion, d.kind),
       ...(d.shortNames.length > 0 ? { shortNames: d.shortNames } : {}),
       ...(d.categories.length > 0 ? { categories: d.categories } : {}),
     });

@@ -33,7 +33,7 @@ function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
     if (typeof b.propagationPolicy === 'string') out.propagationPolicy = b.propagationPolicy;
     if (typeof b.orphanDependents === 'boolean') out.orphanDependents = b.orphanDependents;
     if (typeof b.gracePeriodSeconds === 'number') out.gracePeriodSeconds = b.gracePeriodSeconds;
-    if (Array.isArray(b.dryRun)) for (const v of b.dryRun) if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${String(v)}": supported values: "All"`);
+    if (Array.isArray(b.dryRun) && b.dryRun.some((v) => v !== 'All')) throw errors.invalidOptions('DeleteOptions', [fieldErrors.notSupported('dryRun', b.dryRun, ['All'])]);
   }
   const pp = q.get('propagationPolicy');
   if (pp) out.propagationPolicy = pp;

@@ -29,6 +29,7 @@ const samples: { [K in keyof typeof errors]: () => ApiError } = {
   forbiddenPath: () => errors.forbiddenPath('u', 'get', '/x'),
   unsupportedMediaType: () => errors.unsupportedMediaType(['application/json']),
   notAcceptable: () => errors.notAcceptable(['application/json']),
+  methodNotAllowed: () => errors.methodNotAllowed(),
   methodNotSupported: () => errors.methodNotSupported(pods, 'patch'),
   expired: () => errors.expired('the continue token has expired'),
   tooOldResourceVersion: () => errors.tooOldResourceVersion(1, 5),

@@ -145,6 +145,9 @@ export const errors = {
   notAcceptable(accepted: string[]): ApiError {
     return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
   },
+  methodNotAllowed(): ApiError {
+    return new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  },
   methodNotSupported(qr: QualifiedResource, verb: string): ApiError {
     return new ApiError(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualified(qr)}"`, details(qr));
   },

@@ -3,7 +3,7 @@
 
 import { errorMessage } from '../../util/errors.js';
 import type { FieldValidation } from '../registry/schema/index.js';
-import { errors } from './errors.js';
+import { errors, fieldErrors } from './errors.js';
 import { parseBool } from './request-info.js';
 
 /** A boolean parameter with Go's strconv.ParseBool spellings; undefined when absent. */
@@ -29,12 +29,16 @@ export function intParam(q: URLSearchParams, name: string): number | undefined {
 }
 
 /** `dryRun`: absent, or `All` as many times as given. */
-export function dryRunOf(q: URLSearchParams): boolean {
+/** The options kind kube-apiserver names in a 422 about a query option of each write verb. */
+const OPTIONS_KIND: Record<string, string> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions', delete: 'DeleteOptions', deletecollection: 'DeleteOptions' };
+
+/** The `dryRun` query values; 422 (as kube-apiserver validates its options) for anything but All. */
+export function dryRunOf(q: URLSearchParams, verb: string): boolean {
   const values = q.getAll('dryRun');
-  if (values.length === 0) return false;
-  for (const v of values) {
-    if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
-  }
+  const kind = OPTIONS_KIND[verb];
+  // Reads have no dryRun option: kube-apiserver ignores it there.
+  if (values.length === 0 || !kind) return false;
+  if (values.some((v) => v !== 'All')) throw errors.invalidOptions(kind, [fieldErrors.notSupported('dryRun', values, ['All'])]);
   return true;
 }
 

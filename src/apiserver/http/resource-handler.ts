@@ -56,7 +56,9 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
   const handler = VERB_HANDLERS[info.verb];
   if (!verbs.includes(info.verb) || !handler) throw errors.methodNotSupported(qr, info.verb);
   if (served.def.namespaced && !namespace && !['list', 'watch'].includes(info.verb)) throw errors.noSuchResource();
-  const dryRun = dryRunOf(query);
+  // POST names a collection (or a subresource such as a token request), never an existing object.
+  if (info.verb === 'create' && info.pathName && !subresource) throw errors.methodNotAllowed();
+  const dryRun = dryRunOf(query, info.verb);
   const fv = fieldValidationOf(query);
   const warnings: string[] = [];
   const scope: RequestScope = {

@@ -37,7 +37,8 @@ const OBJECT_META: FieldMeta = {
 /** Kinds by `group/Kind` ('' group for core). Each entry describes the whole object. */
 const KINDS: Record<string, FieldMeta> = {
   '/ServiceAccount': {
-    fields: { secrets: { mergeKey: 'name' }, imagePullSecrets: { mergeKey: 'name' } },
+    // imagePullSecrets has no patch strategy on a ServiceAccount (unlike on a Pod): it is replaced.
+    fields: { secrets: { mergeKey: 'name' } },
   },
   '/Node': {
     fields: {

@@ -6,7 +6,7 @@ import { builtinSchema } from './builtin-schemas.js';
 import {
   configMapStrategy, leaseStrategy, namespaceStrategy, noStrategy, secretStrategy,
 } from './builtin-strategies.js';
-import { coreToEventsV1, eventsV1ToCore } from './event-conversion.js';
+import { coreEventWire, coreToEventsV1, eventsV1ToCore } from './event-conversion.js';
 import type { ResourceStrategy, ServedResource, SubresourceDef } from './types.js';
 
 export const FULL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -104,7 +104,7 @@ export function builtinResources(overrides: BuiltinStrategyOverrides = {}, extra
     { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], strategy: configMapStrategy },
     { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true, strategy: secretStrategy },
     { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'] },
-    { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], nameRule: 'path' },
+    { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], nameRule: 'path', toVersion: (o) => coreEventWire(o) },
     {
       group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'],
       subresources: [statusSub],

@@ -119,19 +119,20 @@ export const namespaceStrategy: ResourceStrategy = {
   },
 };
 
-function int32NonNegative(spec: Record<string, unknown>, field: string, errs: FieldError[]): void {
+function int32AtLeast(spec: Record<string, unknown>, field: string, min: 0 | 1, errs: FieldError[]): void {
   const v = spec[field];
   if (v === undefined || v === null) return;
   if (typeof v !== 'number' || !Number.isInteger(v)) errs.push(fieldErrors.typeInvalid(`spec.${field}`, v, 'must be an integer'));
-  else if (v < 0) errs.push(fieldErrors.invalid(`spec.${field}`, v, 'must be greater than or equal to 0'));
+  else if (v < min) errs.push(fieldErrors.invalid(`spec.${field}`, v, min === 1 ? 'must be greater than 0' : 'must be greater than or equal to 0'));
 }
 
 export const leaseStrategy: ResourceStrategy = {
   validate(obj) {
     const errs: FieldError[] = [];
     const spec = asPlainObject(obj.spec) ?? {};
-    int32NonNegative(spec, 'leaseDurationSeconds', errs);
-    int32NonNegative(spec, 'leaseTransitions', errs);
+    // A lease of zero seconds would expire as it is taken: kube-apiserver refuses it too.
+    int32AtLeast(spec, 'leaseDurationSeconds', 1, errs);
+    int32AtLeast(spec, 'leaseTransitions', 0, errs);
     return errs;
   },
 };

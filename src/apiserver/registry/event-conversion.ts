@@ -36,3 +36,8 @@ export function coreToEventsV1(obj: KubeObject): KubeObject {
 export function eventsV1ToCore(obj: KubeObject): KubeObject {
   return rename(obj, 1, 'v1');
 }
+
+/** core/v1 wire form: kube-apiserver always writes these fields (Go zero values), even when unset. */
+export function coreEventWire(obj: KubeObject): KubeObject {
+  return { eventTime: null, firstTimestamp: null, lastTimestamp: null, reportingComponent: '', reportingInstance: '', ...obj, apiVersion: 'v1', kind: 'Event' };
+}

@@ -1,0 +1,127 @@
+// Answers that differed from kube-apiserver's in the differential test (test/compat/differential),
+// pinned here over real HTTPS: each case is what kube-apiserver answers to the same request.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
+import { rawClient, type RawClient } from '../helpers/raw-client.js';
+
+const NS = '/api/v1/namespaces/default';
+
+describe('answers as kube-apiserver gives them', () => {
+  let srv: TestApiServer;
+  let raw: RawClient;
+  before(async () => {
+    srv = await startTestApiServer();
+    raw = rawClient(srv.kubeConfig);
+  });
+  after(async () => {
+    raw.close();
+    await srv.stop();
+  });
+
+  it('answers POST to a named object with 405 MethodNotAllowed, not a create', async () => {
+    await raw.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'p405' } } });
+    const res = await raw.request('POST', `${NS}/configmaps/p405`, { body: { metadata: { name: 'p405' } } });
+    assert.equal(res.status, 405);
+    assert.equal(res.json.reason, 'MethodNotAllowed');
+    assert.equal(res.json.message, 'the server does not allow this method on the requested resource');
+  });
+
+  it('answers a delete with a success Status that has no code', async () => {
+    await raw.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'del-status' } } });
+    const res = await raw.request('DELETE', `${NS}/configmaps/del-status`);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.kind, 'Status');
+    assert.equal(res.json.status, 'Success');
+    assert.equal('code' in res.json, false);
+  });
+
+  it('answers a ServiceAccount delete with the deleted ServiceAccount', async () => {
+    await raw.request('POST', `${NS}/serviceaccounts`, { body: { metadata: { name: 'gone' } } });
+    const res = await raw.request('DELETE', `${NS}/serviceaccounts/gone`);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.kind, 'ServiceAccount');
+    assert.equal(res.json.metadata.name, 'gone');
+  });
+
+  it('refuses an unknown dryRun value with 422 naming the options kind of the verb', async () => {
+    const create = await raw.request('POST', `${NS}/configmaps?dryRun=Some`, { body: { metadata: { name: 'dry' } } });
+    assert.equal(create.status, 422);
+    assert.equal(create.json.message, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"');
+    assert.deepEqual(create.json.details, {
+      group: 'meta.k8s.io', kind: 'CreateOptions',
+      causes: [{ field: 'dryRun', reason: 'FieldValueNotSupported', message: 'Unsupported value: ["Some"]: supported values: "All"' }],
+    });
+    const patch = await raw.request('PATCH', `${NS}/configmaps/x?dryRun=Some`, { body: {}, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patch.status, 422);
+    assert.equal(patch.json.details.kind, 'PatchOptions');
+    // A read has no dryRun option: ignored.
+    assert.equal((await raw.request('GET', `${NS}/configmaps?dryRun=Some`)).status, 200);
+  });
+
+  it('lists nil among the supported propagation policies', async () => {
+    const res = await raw.request('DELETE', `${NS}/configmaps/x?propagationPolicy=Sideways`);
+    assert.equal(res.status, 422);
+    assert.equal(res.json.details.causes[0].message, 'Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"');
+  });
+
+  it('replaces (does not merge) a ServiceAccount imagePullSecrets in a strategic merge patch', async () => {
+    await raw.request('POST', `${NS}/serviceaccounts`, { body: { metadata: { name: 'pulls' }, imagePullSecrets: [{ name: 'a' }], secrets: [{ name: 's1' }] } });
+    const res = await raw.request('PATCH', `${NS}/serviceaccounts/pulls`, {
+      body: { imagePullSecrets: [{ name: 'b' }], secrets: [{ name: 's2' }] },
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.imagePullSecrets, [{ name: 'b' }]);
+    assert.deepEqual(res.json.secrets, [{ name: 's1' }, { name: 's2' }]);
+  });
+
+  it('stamps a SelfSubjectReview and gives the certificate fingerprint in lower case', async () => {
+    const res = await raw.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    assert.equal(res.status, 201);
+    assert.match(res.json.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const [id] = res.json.status.userInfo.extra['authentication.kubernetes.io/credential-id'] as string[];
+    assert.match(id ?? '', /^X509SHA256=[0-9a-f]{64}$/);
+  });
+
+  it('refuses a Lease of zero seconds', async () => {
+    const res = await raw.request('POST', '/apis/coordination.k8s.io/v1/namespaces/default/leases', {
+      body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'zero' }, spec: { leaseDurationSeconds: 0 } },
+    });
+    assert.equal(res.status, 422);
+    assert.equal(res.json.details.causes[0].message, 'Invalid value: 0: must be greater than 0');
+  });
+
+  it('words an unknown field selector on a metadata-only kind as kube-apiserver does', async () => {
+    const res = await raw.request('GET', `${NS}/configmaps?fieldSelector=data.name%3Dx`);
+    assert.equal(res.status, 400);
+    assert.equal(res.json.message, '"data.name" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    const events = await raw.request('GET', `${NS}/events?fieldSelector=data.name%3Dx`);
+    assert.equal(events.json.message, 'field label not supported: data.name');
+  });
+
+  it('quotes a bad CSR request as sent', async () => {
+    const request = Buffer.from('not a pem').toString('base64');
+    const res = await raw.request('POST', '/apis/certificates.k8s.io/v1/certificatesigningrequests', {
+      body: { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'bad' }, spec: { request, signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] } },
+    });
+    assert.equal(res.status, 422);
+    assert.equal(res.json.details.causes[0].message, `Invalid value: "${request}": PEM block type must be CERTIFICATE REQUEST`);
+  });
+
+  it('writes the unset time and reporting fields of a core Event as kube-apiserver does', async () => {
+    const created = await raw.request('POST', `${NS}/events`, {
+      body: { metadata: { name: 'ev1' }, involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'x' }, reason: 'R', message: 'm' },
+    });
+    assert.equal(created.status, 201);
+    for (const res of [created, await raw.request('GET', `${NS}/events/ev1`)]) {
+      const { eventTime, firstTimestamp, lastTimestamp, reportingComponent, reportingInstance } = res.json;
+      assert.deepEqual({ eventTime, firstTimestamp, lastTimestamp, reportingComponent, reportingInstance }, {
+        eventTime: null, firstTimestamp: null, lastTimestamp: null, reportingComponent: '', reportingInstance: '',
+      });
+    }
+    const listed = await raw.request('GET', `${NS}/events`);
+    assert.equal(listed.json.items[0].reportingInstance, '');
+  });
+});
