@@ -2,6 +2,8 @@
 //   Against an existing cluster:  ocm-ts hub --kubeconfig FILE [--listen HOST:PORT] [flags]
 //   In a pod on the hub cluster:  ocm-ts hub [flags]   (in-cluster service account)
 //   Embedded (own API server):    ocm-ts hub --data-dir DIR [--listen HOST:PORT] [flags]
+// `--webhook-listen` also serves OCM's admission webhooks (as `ocm-ts webhook`) beside the
+// controllers on an existing cluster; the embedded API server admits in process instead.
 // `--listen` is the API server's address in embedded mode (as for `ocm-ts apiserver`), and OCM's
 // health/metrics address otherwise; `--metrics-listen` names the latter in both modes.
 // Embedded mode writes DIR/admin.kubeconfig and DIR/bootstrap.kubeconfig (a bootstrap token bound only to
@@ -12,6 +14,7 @@ import { Option, type Command } from 'commander';
 import { FeatureGateError } from '../api/feature-gates.js';
 import type { ListenAddress } from '../apiserver/embedded.js';
 import { createKubeClient } from '../client/rest-client.js';
+import type { KubeClient } from '../client/types.js';
 import { inClusterConfig, isInCluster } from '../client/in-cluster.js';
 import { HubOptionsError, resolveHubOptions, type HubOptions } from '../hub/options.js';
 import { realClock } from '../util/clock.js';
@@ -19,6 +22,7 @@ import { createLogger, type LogLevel } from '../util/logger.js';
 import { parseListen as parseHostPort } from './apiserver-command.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
+import { webhookServing, type WebhookCommandOptions } from './webhook-command.js';
 
 interface HubCommandRaw {
   kubeconfig?: string;
@@ -34,6 +38,11 @@ interface HubCommandRaw {
   gcResourceList?: string[];
   listen?: string;
   logLevel?: string;
+  webhookListen?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  writeCaFile?: string;
+  tlsSan?: string[];
 }
 
 interface HubCommandOptions {
@@ -47,6 +56,7 @@ interface HubCommandOptions {
   logLevel: LogLevel;
   hub: Readonly<HubOptions>;
   warnings: string[];
+  webhook?: WebhookCommandOptions['serving'];
 }
 
 const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
@@ -99,6 +109,15 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   } catch {
     throw new CliUsageError(`${apiserverFlag} must be HOST:PORT, got "${apiserverRaw ?? ''}"`);
   }
+  let webhook: WebhookCommandOptions['serving'] | undefined;
+  if (raw.webhookListen !== undefined) {
+    if (raw.dataDir) throw new CliUsageError('--webhook-listen needs --kubeconfig or a pod: the embedded API server runs OCM admission itself');
+    webhook = webhookServing('--webhook-listen', raw.webhookListen, raw);
+  } else {
+    for (const [flag, v] of [['--tls-cert-file', raw.tlsCertFile], ['--tls-private-key-file', raw.tlsPrivateKeyFile], ['--write-ca-file', raw.writeCaFile], ['--tls-san', raw.tlsSan]] as const) {
+      if (v !== undefined) throw new CliUsageError(`${flag} needs --webhook-listen`);
+    }
+  }
   // Checked last, so that every flag mistake is reported before a missing file.
   if (raw.kubeconfig && !existsSync(raw.kubeconfig)) throw new CliUsageError(`--kubeconfig ${raw.kubeconfig}: no such file`);
   return Object.freeze({
@@ -112,6 +131,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     logLevel: level as LogLevel,
     hub,
     warnings,
+    ...(webhook ? { webhook } : {}),
   });
 }
 
@@ -159,10 +179,30 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
   const { startHubManager } = await import('../hub/hub-manager.js');
   const target = opts.mode === 'kubeconfig' ? { kubeconfigPath: opts.kubeconfig! } : { client: createKubeClient(inClusterConfig(), { log }) };
   const manager = await startHubManager({ ...common, ...target, options: opts.hub });
-  process.stdout.write(`ocm-ts hub ready: ${opts.mode === 'kubeconfig' ? `kubeconfig ${opts.kubeconfig!}` : 'in-cluster'}${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}\n`);
+  let webhook: { url: string; close(): Promise<void> } | undefined;
+  let webhookClient: KubeClient | undefined;
+  if (opts.webhook) {
+    const { startRegistrationWebhook } = await import('../hub/webhook/registration-webhook.js');
+    webhookClient = target.client ?? createKubeClient({ kubeconfigPath: opts.kubeconfig! }, { log });
+    try {
+      webhook = await startRegistrationWebhook({
+        ...opts.webhook, client: webhookClient, defaultClusterSet: opts.hub.featureGates['DefaultClusterSet'] === true, log: log.child({ component: 'webhook' }),
+      });
+    } catch (err) {
+      // A webhook that cannot listen must not leave the controllers running headless.
+      ac.abort(err);
+      await manager.done;
+      if (webhookClient !== target.client) webhookClient.close();
+      throw err;
+    }
+  }
+  process.stdout.write(`ocm-ts hub ready: ${opts.mode === 'kubeconfig' ? `kubeconfig ${opts.kubeconfig!}` : 'in-cluster'}` +
+    `${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}${webhook ? ` webhook ${webhook.url}` : ''}\n`);
   const sig = await stopped;
   log.info('stopping', { signal: sig });
+  await webhook?.close();
   await manager.done;
+  if (webhookClient !== target.client) webhookClient?.close();
 }
 
 export function registerHubCommand(program: Command): void {
@@ -182,6 +222,11 @@ export function registerHubCommand(program: Command): void {
     .option('--gc-resource-list <gvrs>', 'ordered group/version/resource list deleted on cluster removal', splitList)
     .option('--listen <host:port>', 'with --data-dir: the API server address (default 127.0.0.1:6443, port 0 = a free port); otherwise the /healthz and /metrics address')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .option('--webhook-listen <host:port>', 'also serve OCM\'s admission webhooks here (as ocm-ts webhook); not with --data-dir')
+    .option('--tls-cert-file <file>', 'with --webhook-listen: serving certificate (PEM); default: a generated self-signed one')
+    .option('--tls-private-key-file <file>', 'with --webhook-listen: key of --tls-cert-file (PEM)')
+    .option('--write-ca-file <file>', 'with --webhook-listen and a generated certificate: write its CA here (PEM)')
+    .option('--tls-san <names>', 'with --webhook-listen: extra DNS names or IPs of the generated certificate', splitList)
     .action(async (raw: HubCommandRaw) => {
       await runHub(validateHubOptions(raw));
     });

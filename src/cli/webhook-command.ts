@@ -14,7 +14,7 @@ import { createLogger, type LogLevel } from '../util/logger.js';
 import { parseListen } from './apiserver-command.js';
 import { CliUsageError } from './usage-error.js';
 
-interface WebhookCommandRaw {
+export interface WebhookCommandRaw {
   listen?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
@@ -71,7 +71,7 @@ export function webhookServing(listenFlag: string, listenRaw: string, raw: Webho
   };
 }
 
-export function validateWebhookOptions(raw: WebhookCommandRaw): WebhookCommandOptions {
+export function validateWebhookOptions(raw: WebhookCommandRaw, env: NodeJS.ProcessEnv = process.env): WebhookCommandOptions {
   const level = raw.logLevel ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliUsageError(`--log-level must be debug, info, warn or error, got "${level}"`);
   let gates;
@@ -82,7 +82,7 @@ export function validateWebhookOptions(raw: WebhookCommandRaw): WebhookCommandOp
     throw err;
   }
   const serving = webhookServing('--listen', raw.listen ?? '0.0.0.0:9443', raw);
-  if (!raw.kubeconfig && !isInCluster()) throw new CliUsageError('--kubeconfig is required outside a pod (SubjectAccessReviews go to the hub)');
+  if (!raw.kubeconfig && !isInCluster(env)) throw new CliUsageError('--kubeconfig is required outside a pod (SubjectAccessReviews go to the hub)');
   if (raw.kubeconfig && !existsSync(raw.kubeconfig)) throw new CliUsageError(`--kubeconfig ${raw.kubeconfig}: no such file`);
   return Object.freeze({
     serving,
@@ -111,7 +111,13 @@ async function runWebhook(opts: WebhookCommandOptions): Promise<void> {
   const stopped = untilSignal();
   const client = createKubeClient(opts.kubeconfig ? { kubeconfigPath: opts.kubeconfig } : inClusterConfig(), { log });
   const { startRegistrationWebhook } = await import('../hub/webhook/registration-webhook.js');
-  const webhook = await startRegistrationWebhook({ ...opts.serving, client, defaultClusterSet: opts.defaultClusterSet, log });
+  let webhook;
+  try {
+    webhook = await startRegistrationWebhook({ ...opts.serving, client, defaultClusterSet: opts.defaultClusterSet, log });
+  } catch (err) {
+    client.close();
+    throw err;
+  }
   process.stdout.write(`ocm-ts webhook ready: ${webhook.url}${opts.serving.writeCaFile ? ` ca-file ${opts.serving.writeCaFile}` : ''}\n`);
   const sig = await stopped;
   log.info('stopping', { signal: sig });
