@@ -1,10 +1,11 @@
 // `--tls-min-version` and `--tls-cipher-suites` as OCM's components take them (Go names: `VersionTLS12`,
 // IANA cipher suite names), turned into Node's TLS server options. Pure.
 
-import type { SecureVersion } from 'node:tls';
+/** The versions OCM's components accept as a minimum. */
+export type TlsMinVersion = 'TLSv1.2' | 'TLSv1.3';
 
 export interface TlsServingFlags {
-  minVersion: SecureVersion;
+  minVersion: TlsMinVersion;
   /** OpenSSL cipher list for TLS 1.2; undefined keeps Node's defaults. */
   ciphers?: string;
 }
@@ -16,7 +17,7 @@ export class TlsFlagError extends Error {
   }
 }
 
-const MIN_VERSIONS: Readonly<Record<string, SecureVersion>> = {
+const MIN_VERSIONS: Readonly<Record<string, TlsMinVersion>> = {
   VersionTLS12: 'TLSv1.2',
   VersionTLS13: 'TLSv1.3',
 };
@@ -50,7 +51,7 @@ const TLS13_SUITES = new Set(['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384'
 /** Empty strings mean "not given": TLS 1.2 or newer with Node's default ciphers. */
 export function parseTlsServingFlags(minVersion: string, cipherSuites: string): TlsServingFlags {
   const min = minVersion.trim();
-  let version: SecureVersion = 'TLSv1.2';
+  let version: TlsMinVersion = 'TLSv1.2';
   if (min !== '') {
     const v = MIN_VERSIONS[min];
     if (v === undefined) throw new TlsFlagError(`--tls-min-version: unsupported TLS version "${min}" (VersionTLS12 or VersionTLS13)`);
