@@ -21,6 +21,8 @@ export const resourceTypes = Object.freeze({
   clusterManagementAddOns: rt(OCM_ADDON, 'v1beta1', 'clustermanagementaddons', 'ClusterManagementAddOn', false),
   clusterManagementAddOnsV1alpha1: rt(OCM_ADDON, 'v1alpha1', 'clustermanagementaddons', 'ClusterManagementAddOn', false),
   manifestWorks: rt('work.open-cluster-management.io', 'v1', 'manifestworks', 'ManifestWork', true),
+  // SIG-Multicluster cluster inventory
+  clusterProfiles: rt('multicluster.x-k8s.io', 'v1alpha1', 'clusterprofiles', 'ClusterProfile', true),
   // Kubernetes built-ins
   leases: rt('coordination.k8s.io', 'v1', 'leases', 'Lease', true),
   certificateSigningRequests: rt('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),

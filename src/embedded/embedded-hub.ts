@@ -17,6 +17,9 @@ import { BOOTSTRAP_GROUP, bootstrapTokenSecret, HUB_TOKEN_LABEL, randomTokenPart
 import { startHubManager, type HubManager } from '../hub/hub-manager.js';
 import { installCrds } from '../hub/install-crds.js';
 import type { HubOptions } from '../hub/options.js';
+
+/** Served only when the hub runs with the ClusterProfile gate. */
+const CLUSTER_PROFILE_CRD = 'clusterprofiles.multicluster.x-k8s.io';
 import { BOOTSTRAP_CLUSTER_ROLE, bootstrapClusterRole, HUB_CONTROLLER_CLUSTER_ROLE, HUB_CONTROLLER_USER, hubControllerClusterRole } from '../hub/rbac-manifests.js';
 
 export interface EmbeddedHubOptions {
@@ -101,7 +104,8 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
   const client = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath }, { log });
   let hubClient: KubeClient | undefined;
   try {
-    await installCrds(client, loadCrds(HUB_CRD_NAMES), { clock: opts.clock, signal: opts.signal });
+    const crds = opts.hubOptions.featureGates['ClusterProfile'] ? [...HUB_CRD_NAMES, CLUSTER_PROFILE_CRD] : HUB_CRD_NAMES;
+    await installCrds(client, loadCrds(crds), { clock: opts.clock, signal: opts.signal });
     await ensureBootstrapRbac(client, opts.signal);
     const tok = await ensureBootstrapToken(client, { ttlMs: opts.bootstrapTokenTtlMs, clock: opts.clock, signal: opts.signal });
     const bootstrapKubeconfigPath = join(opts.dataDir, 'bootstrap.kubeconfig');

@@ -8,8 +8,17 @@ import { createController, createInformerFactory, createKubeClient } from '../cl
 import { resourceTypes } from '../client/resource-types.js';
 import type { Controller, KubeClient } from '../client/types.js';
 import { waitForCacheSync } from '../client/wait-synced.js';
+import { runWithLeaderElection } from '../client/leader-election.js';
+import type { ClusterProfile } from '../api/cluster-profile.js';
 import { realClock, type Clock } from '../util/clock.js';
+import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import type { ServingOptions } from '../util/secure-serving.js';
+import { setupClusterProfileLifecycleController } from './clusterprofile/lifecycle-controller.js';
+import { setupClusterProfileStatusController } from './clusterprofile/status-controller.js';
+import { throttledClient } from './common/throttled-client.js';
+import { CSR_DRIVER } from './registration-drivers.js';
+import type { HubLeaderElection } from './hub-lock.js';
 import { setupAddonDiscoveryController } from './addon/discovery-controller.js';
 import { setupAddonHealthCheckController } from './addon/healthcheck-controller.js';
 import { setupClusterRoleController } from './clusterrole/clusterrole-controller.js';
@@ -46,17 +55,31 @@ export interface StartHubManagerOptions {
   signal: AbortSignal;
   /** HOST:PORT for /healthz and /metrics; omitted → no listener. */
   listen?: string;
+  /** Serve /healthz and /metrics over HTTPS with this certificate; omitted → plain HTTP. */
+  tls?: ServingOptions['tls'];
   /** Informer cache sync deadline on `clock` (default 10 min, as OCM's). */
   cacheSyncTimeoutMs?: number;
+  /** `--kube-api-qps` / `--kube-api-burst`: a token bucket in front of every API request; omitted → none. */
+  throttle?: { qps: number; burst: number };
+  /** Run the controllers only while holding this Lease; omitted → run at once (a single replica). */
+  leaderElection?: HubLeaderElection;
 }
 
+
 export interface HubManager {
+  /** The controllers running now: none on a replica that is not the leader. */
   readonly controllers: readonly string[];
   readonly metrics: HubMetrics;
-  /** http://host:port of the health/metrics listener, when started. */
+  /** scheme://host:port of the health/metrics listener, when started. */
   readonly metricsUrl: string | undefined;
-  /** Resolves when every controller has stopped (after the signal aborts). */
+  /** Whether this replica runs the controllers (always true without leader election). */
+  isLeader(): boolean;
+  /**
+   * Resolves when every controller has stopped: after the signal aborts, or after leadership was
+   * lost (then `lostLeadership()` is true and the process should exit, as OCM's does).
+   */
   readonly done: Promise<void>;
+  lostLeadership(): boolean;
   /** API requests made so far, by `verb resource`. */
   requestCounts(): ReadonlyMap<string, number>;
 }
@@ -79,12 +102,114 @@ export async function startHubManager(opts: StartHubManagerOptions): Promise<Hub
   if (!baseClient) throw new Error('startHubManager: kubeconfigPath or client is required');
   const metrics = createHubMetrics();
   const counts = new Map<string, number>();
-  const client = countingClient(baseClient, (verb, resource) => {
+  const limited = opts.throttle ? throttledClient(baseClient, { ...opts.throttle, clock }) : baseClient;
+  const client = countingClient(limited, (verb, resource) => {
     const k = `${verb} ${resource}`;
     counts.set(k, (counts.get(k) ?? 0) + 1);
     metrics.apiRequests.inc({ verb, resource });
   });
 
+  // One internal signal for every controller and informer (they each listen for abort).
+  const internal = new AbortController();
+  setMaxListeners(1000, internal.signal);
+  if (opts.signal.aborted) internal.abort(opts.signal.reason);
+  else opts.signal.addEventListener('abort', () => internal.abort(opts.signal.reason), { once: true });
+
+  let running: RunningControllers | undefined;
+  let leader = opts.leaderElection === undefined;
+  let lost = false;
+  // A replica waiting for the lease is alive and well: only the leader's caches decide health.
+  const healthy = (): boolean => (running ? running.synced() : !leader);
+  let metricsServer: { url: string; close(): Promise<void> } | undefined;
+  const startServing = async (): Promise<void> => {
+    if (opts.listen !== undefined) metricsServer = await startMetricsServer({ listen: opts.listen, registry: metrics.registry, healthy, ...(opts.tls ? { tls: opts.tls } : {}) });
+  };
+  const finish = async (): Promise<void> => {
+    await metricsServer?.close();
+    if (!opts.client) baseClient.close();
+  };
+  const deps: ControllerDeps = { client, options, clock, log, metrics, cacheSyncTimeoutMs: opts.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS };
+
+  let done: Promise<void>;
+  if (opts.leaderElection === undefined) {
+    try {
+      running = await runControllers(deps, internal.signal);
+    } catch (err) {
+      await finish();
+      throw err;
+    }
+    await startServing();
+    done = running.done.finally(finish);
+    log.info('hub controllers started', { controllers: running.names, ...(metricsServer ? { metrics: metricsServer.url } : {}) });
+  } else {
+    const le = opts.leaderElection;
+    await startServing();
+    log.info('hub waiting for leadership', { lease: `${le.namespace}/${le.name}`, identity: le.identity, ...(metricsServer ? { metrics: metricsServer.url } : {}) });
+    done = runWithLeaderElection({
+      ...le,
+      client,
+      log,
+      clock,
+      signal: internal.signal,
+      onStartedLeading: async (leading) => {
+        leader = true;
+        try {
+          running = await runControllers(deps, leading);
+          log.info('hub controllers started', { controllers: running.names });
+          await running.done;
+        } catch (err) {
+          if (!leading.aborted) log.error('hub controllers failed', { err: errorMessage(err) });
+        } finally {
+          running = undefined;
+        }
+      },
+      onStoppedLeading: () => {
+        leader = false;
+      },
+    }).then(
+      async (outcome) => {
+        lost = outcome === 'lost';
+        if (lost) log.error('leader election lost');
+        await finish();
+      },
+      async (err: unknown) => {
+        await finish();
+        throw err;
+      },
+    );
+  }
+  return {
+    get controllers() {
+      return running?.names ?? [];
+    },
+    metrics,
+    metricsUrl: metricsServer?.url,
+    isLeader: () => leader,
+    done,
+    lostLeadership: () => lost,
+    requestCounts: () => counts,
+  };
+}
+
+interface ControllerDeps {
+  client: KubeClient;
+  options: Readonly<HubOptions>;
+  clock: Clock;
+  log: Logger;
+  metrics: HubMetrics;
+  cacheSyncTimeoutMs: number;
+}
+
+interface RunningControllers {
+  names: readonly string[];
+  synced(): boolean;
+  /** Resolves when every controller has stopped. */
+  done: Promise<void>;
+}
+
+/** Starts the informers and, once their caches synced, every controller the gates enable; they stop with `signal`. */
+async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promise<RunningControllers> {
+  const { client, options, clock, log, metrics } = deps;
   const factory = createInformerFactory(client, { log: log.child({ component: 'informer' }), clock, resyncMs: options.timings.resyncMs });
   const filtered = { labelSelector: HUB_KUBE_LABEL_SELECTOR };
   const informers: HubInformers = {
@@ -107,10 +232,10 @@ export async function startHubManager(opts: StartHubManagerOptions): Promise<Hub
       ...c,
       log: c.log ?? log,
       clock,
-      reconcile: async (key, signal) => {
+      reconcile: async (key, sig) => {
         const end = timer.startTimer();
         try {
-          const r = await c.reconcile(key, signal);
+          const r = await c.reconcile(key, sig);
           metrics.reconciles.inc({ controller: name, result: r && r.requeueAfterMs ? 'requeue' : 'success' });
           return r;
         } catch (err) {
@@ -125,11 +250,8 @@ export async function startHubManager(opts: StartHubManagerOptions): Promise<Hub
   const ctx: HubContext = { client, informers, options, clock, log, newController };
   const gates = options.featureGates;
 
-  const controllers: Controller[] = [
-    setupManagedClusterController(ctx),
-    setupTaintController(ctx),
-    setupCsrApprovingController(ctx),
-  ];
+  const controllers: Controller[] = [setupManagedClusterController(ctx), setupTaintController(ctx)];
+  if (options.registrationDrivers.includes(CSR_DRIVER)) controllers.push(setupCsrApprovingController(ctx));
   const lease = setupLeaseController(ctx);
   controllers.push(
     lease,
@@ -142,33 +264,20 @@ export async function startHubManager(opts: StartHubManagerOptions): Promise<Hub
     setupAddonDiscoveryController(ctx),
   );
   if (gates['DefaultClusterSet']) controllers.push(setupBuiltinClusterSetController(ctx, 'default'), setupBuiltinClusterSetController(ctx, 'global'));
+  if (gates['ClusterProfile']) {
+    // Only with the gate: without it the ClusterProfile CRD need not be installed.
+    const profiles = factory.informerFor<ClusterProfile>(resourceTypes.clusterProfiles);
+    controllers.push(setupClusterProfileLifecycleController(ctx, profiles), setupClusterProfileStatusController(ctx, profiles));
+  }
   if (gates['ResourceCleanup']) controllers.push(setupGcController(ctx));
 
-  // One internal signal for every controller and informer (they each listen for abort).
-  const internal = new AbortController();
-  setMaxListeners(1000, internal.signal);
-  if (opts.signal.aborted) internal.abort(opts.signal.reason);
-  else opts.signal.addEventListener('abort', () => internal.abort(opts.signal.reason), { once: true });
-  const runSignal = internal.signal;
-  factory.start(runSignal);
-  const synced = await waitForCacheSync([factory], { signal: runSignal, clock, timeoutMs: opts.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS, what: 'hub informer' });
-  if (!synced) throw new Error('hub manager stopped before its informer caches synced', { cause: runSignal.reason });
-  const syncedAll = (): boolean => Object.values(informers).every((i: { hasSynced(): boolean }) => i.hasSynced());
-
-  let metricsServer: { url: string; close(): Promise<void> } | undefined;
-  if (opts.listen !== undefined) metricsServer = await startMetricsServer({ listen: opts.listen, registry: metrics.registry, healthy: syncedAll });
-
-  const done = Promise.all(controllers.map((c) => c.run(runSignal))).then(async () => {
-    lease.stopTimers();
-    await metricsServer?.close();
-    if (!opts.client) baseClient.close();
-  });
-  log.info('hub controllers started', { controllers: controllers.map((c) => c.name), ...(metricsServer ? { metrics: metricsServer.url } : {}) });
+  factory.start(signal);
+  const synced = await waitForCacheSync([factory], { signal, clock, timeoutMs: deps.cacheSyncTimeoutMs, what: 'hub informer' });
+  if (!synced) throw new Error('hub manager stopped before its informer caches synced', { cause: signal.reason });
+  const done = Promise.all(controllers.map((c) => c.run(signal))).then(() => lease.stopTimers());
   return {
-    controllers: controllers.map((c) => c.name),
-    metrics,
-    metricsUrl: metricsServer?.url,
+    names: controllers.map((c) => c.name),
+    synced: () => Object.values(informers).every((i: { hasSynced(): boolean }) => i.hasSynced()),
     done,
-    requestCounts: () => counts,
   };
 }

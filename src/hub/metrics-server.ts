@@ -1,9 +1,8 @@
 // Per-instance Prometheus registry and the /healthz + /metrics listener of the hub manager.
 
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { errorMessage } from '../util/errors.js';
+import { startServing, type RunningServer, type ServingOptions } from '../util/secure-serving.js';
 
 export interface HubMetrics {
   registry: Registry;
@@ -29,50 +28,38 @@ export function createHubMetrics(opts: { defaultMetrics?: boolean } = {}): HubMe
   };
 }
 
-/** Parses `host:port`; an empty host (`:8080`) means all interfaces, as in Go. */
-function parseListen(listen: string): { host: string; port: number } {
-  const i = listen.lastIndexOf(':');
-  if (i < 0) throw new Error(`invalid listen address ${JSON.stringify(listen)}: expected HOST:PORT`);
-  const host = listen.slice(0, i).replace(/^\[|\]$/g, '') || '0.0.0.0';
-  const port = Number(listen.slice(i + 1));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid listen address ${JSON.stringify(listen)}: bad port`);
-  return { host, port };
+export interface MetricsServerOptions {
+  listen: string;
+  registry: Registry;
+  healthy: () => boolean;
+  /** Serve HTTPS with this certificate and TLS settings; omitted → plain HTTP. */
+  tls?: ServingOptions['tls'];
 }
 
-export async function startMetricsServer(opts: { listen: string; registry: Registry; healthy: () => boolean }): Promise<{ url: string; close(): Promise<void> }> {
-  const { host, port } = parseListen(opts.listen);
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405).end();
-      return;
-    }
-    if (path === '/healthz' || path === '/livez' || path === '/readyz') {
-      const ok = opts.healthy();
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' }).end(ok ? 'ok' : 'informers not synced');
-      return;
-    }
-    if (path === '/metrics') {
-      opts.registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(text),
-        (err: unknown) => res.writeHead(500).end(errorMessage(err)),
-      );
-      return;
-    }
-    res.writeHead(404).end('not found');
+/** `/healthz`, `/livez`, `/readyz` (200 once the informers synced, else 503) and Prometheus `/metrics`. */
+export async function startMetricsServer(opts: MetricsServerOptions): Promise<RunningServer> {
+  return startServing({
+    listen: opts.listen,
+    ...(opts.tls ? { tls: opts.tls } : {}),
+    handler: (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405).end();
+        return;
+      }
+      if (path === '/healthz' || path === '/livez' || path === '/readyz') {
+        const ok = opts.healthy();
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' }).end(ok ? 'ok' : 'informers not synced');
+        return;
+      }
+      if (path === '/metrics') {
+        opts.registry.metrics().then(
+          (text) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(text),
+          (err: unknown) => res.writeHead(500).end(errorMessage(err)),
+        );
+        return;
+      }
+      res.writeHead(404).end('not found');
+    },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return {
-    url: `http://${shownHost}:${addr.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections?.();
-      }),
-  };
 }

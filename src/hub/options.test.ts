@@ -29,3 +29,19 @@ test('resolveHubOptions: defaults, gates, --auto-approved-csr-users replaces the
   assert.throws(() => resolveHubOptions({ featureGates: ['Nope=true'] }), /unrecognized feature gate: Nope/);
   assert.ok(Object.isFrozen(d));
 });
+
+test('resolveHubOptions: csr is the only driver; awsirsa, grpc and ClusterImporter are refused naming the flag', () => {
+  assert.deepEqual(resolveHubOptions().options.registrationDrivers, ['csr']);
+  assert.deepEqual(resolveHubOptions({ enabledRegistrationDrivers: ['csr'] }).options.registrationDrivers, ['csr']);
+  assert.throws(() => resolveHubOptions({ enabledRegistrationDrivers: ['csr', 'awsirsa'] }), /^HubOptionsError: --enabled-registration-drivers: awsirsa needs AWS/);
+  assert.throws(() => resolveHubOptions({ enabledRegistrationDrivers: ['grpc'] }), /--enabled-registration-drivers: grpc is not implemented/);
+  assert.throws(() => resolveHubOptions({ featureGates: ['ClusterImporter=true'] }), /--feature-gates: ClusterImporter is not implemented/);
+  // unknown drivers are skipped as OCM skips them, with a warning
+  const r = resolveHubOptions({ enabledRegistrationDrivers: ['csr', 'kerberos'] });
+  assert.deepEqual(r.options.registrationDrivers, ['csr']);
+  assert.match(r.warnings.join('\n'), /unknown driver "kerberos" ignored/);
+  // the other drivers' flags are accepted and reported as unused
+  const w = resolveHubOptions({ unimplementedDriverFlags: { hubClusterArn: 'arn:aws:eks:us-west-2:1:cluster/hub', autoApprovedGrpcUsers: ['u'] } }).warnings.join('\n');
+  assert.match(w, /--hub-cluster-arn ignored/);
+  assert.match(w, /--auto-approved-grpc-users ignored/);
+});

@@ -2,6 +2,7 @@
 
 import { HUB_FEATURE_DEFAULTS, parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { ResourceType } from '../client/types.js';
+import { resolveRegistrationDrivers, type UnimplementedDriverFlags } from './registration-drivers.js';
 
 const DEFAULT_GC_RESOURCE_LIST: readonly string[] = [
   'addon.open-cluster-management.io/v1beta1/managedclusteraddons',
@@ -16,6 +17,8 @@ export interface HubOptions {
   labels: Readonly<Record<string, string>>;
   /** Ordered GC resource list (group/version/resource). */
   gcResources: readonly ResourceType[];
+  /** `--enabled-registration-drivers` once validated: `csr`, or nothing. */
+  registrationDrivers: readonly string[];
   timings: HubTimings;
 }
 
@@ -78,10 +81,14 @@ export interface HubOptionsInput {
   clusterAutoApprovalUsers?: readonly string[];
   labels?: string | Readonly<Record<string, string>>;
   gcResourceList?: readonly string[];
+  /** `--enabled-registration-drivers` (default csr; awsirsa and grpc are refused). */
+  enabledRegistrationDrivers?: readonly string[];
+  /** Flags of the drivers ocm-ts does not run: warned about when given. */
+  unimplementedDriverFlags?: UnimplementedDriverFlags;
   timings?: Partial<HubTimings>;
 }
 
-/** Validates and freezes; throws HubOptionsError / FeatureGateError on bad input. */
+/** Validates and freezes; throws HubOptionsError / FeatureGateError on bad input (one line naming the flag). */
 export function resolveHubOptions(input: HubOptionsInput = {}): { options: Readonly<HubOptions>; warnings: string[] } {
   const warnings: string[] = [];
   const gates = Array.isArray(input.featureGates) || input.featureGates === undefined
@@ -92,6 +99,14 @@ export function resolveHubOptions(input: HubOptionsInput = {}): { options: Reado
   const legacy = (input.clusterAutoApprovalUsers ?? []).filter((u) => u !== '');
   const gc = parseGcResourceList(input.gcResourceList ?? DEFAULT_GC_RESOURCE_LIST);
   for (const bad of gc.invalid) warnings.push(`invalid gc resource ${JSON.stringify(bad)}: expected group/version/resource; skipped`);
+  let drivers: readonly string[];
+  try {
+    const r = resolveRegistrationDrivers(input.enabledRegistrationDrivers, input.unimplementedDriverFlags ?? {}, gates);
+    drivers = r.drivers;
+    warnings.push(...r.warnings);
+  } catch (err) {
+    throw new HubOptionsError(err instanceof Error ? err.message : String(err));
+  }
   const timings = { ...DEFAULT_HUB_TIMINGS, ...(input.timings ?? {}) };
   for (const [k, v] of Object.entries(timings)) {
     if (!Number.isFinite(v) || v < 0) throw new HubOptionsError(`timing ${k} must be a non-negative number of milliseconds`);
@@ -101,6 +116,7 @@ export function resolveHubOptions(input: HubOptionsInput = {}): { options: Reado
     autoApprovedCsrUsers: Object.freeze(users.length > 0 ? users : legacy),
     labels: Object.freeze(labels),
     gcResources: Object.freeze(gc.resources),
+    registrationDrivers: drivers,
     timings: Object.freeze(timings),
   };
   return { options: Object.freeze(options), warnings };

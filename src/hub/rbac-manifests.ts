@@ -200,6 +200,9 @@ export function hubControllerClusterRole(): ClusterRole {
       { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'], verbs: rw },
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
       { apiGroups: ['events.k8s.io', ''], resources: ['events'], verbs: ['create', 'patch', 'update'] },
+      // ClusterProfiles (gate ClusterProfile): one per cluster and consumer namespace.
+      { apiGroups: ['multicluster.x-k8s.io'], resources: ['clusterprofiles'], verbs: rw },
+      { apiGroups: ['multicluster.x-k8s.io'], resources: ['clusterprofiles/status'], verbs: ['patch', 'update'] },
     ],
   };
 }
