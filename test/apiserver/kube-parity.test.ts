@@ -124,4 +124,30 @@ describe('answers as kube-apiserver gives them', () => {
     const listed = await raw.request('GET', `${NS}/events`);
     assert.equal(listed.json.items[0].reportingInstance, '');
   });
+
+  it('answers the write that removes the last finalizer of a deleting object with the object as written', async () => {
+    await raw.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
+    assert.equal((await raw.request('DELETE', `${NS}/configmaps/held`)).status, 200);
+    const res = await raw.request('PATCH', `${NS}/configmaps/held`, { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.json.metadata.finalizers, undefined);
+    assert.ok(res.json.metadata.deletionTimestamp);
+    assert.equal((await raw.request('GET', `${NS}/configmaps/held`)).status, 404);
+  });
+
+  it('refuses a TLS Secret without its certificate and key', async () => {
+    const res = await raw.request('POST', `${NS}/secrets`, { body: { metadata: { name: 'tls' }, type: 'kubernetes.io/tls', data: {} } });
+    assert.equal(res.status, 422);
+    assert.equal(res.json.message, 'Secret "tls" is invalid: [data[tls.crt]: Required value, data[tls.key]: Required value]');
+  });
+
+  it('validates RBAC rules and bindings as kube-apiserver does', async () => {
+    const rbac = '/apis/rbac.authorization.k8s.io/v1/namespaces/default';
+    const role = await raw.request('POST', `${rbac}/roles`, { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'empty' }, rules: [{}] } });
+    assert.equal(role.status, 422);
+    assert.deepEqual(role.json.details.causes.map((c: { field: string }) => c.field), ['rules[0].verbs', 'rules[0].apiGroups', 'rules[0].resources']);
+    const binding = await raw.request('POST', `${rbac}/rolebindings`, { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'no-ref' } } });
+    assert.equal(binding.status, 422);
+    assert.deepEqual(binding.json.details.causes.map((c: { field: string }) => c.field), ['roleRef.kind', 'roleRef.name']);
+  });
 });

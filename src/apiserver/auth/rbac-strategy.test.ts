@@ -14,7 +14,7 @@ test('bindings: valid roleRef and subjects pass; roleRef is immutable', () => {
   const ok = crb({ apiGroup: G, kind: 'ClusterRole', name: 'r' }, [{ kind: 'Group', apiGroup: G, name: 'g' }, { kind: 'ServiceAccount', name: 'sa', namespace: 'ns' }]);
   assert.deepEqual(s[`${G}/clusterrolebindings`]!.validate!(ok, undefined, ctx), []);
   const changed = crb({ apiGroup: G, kind: 'ClusterRole', name: 'other' }, []);
-  assert.deepEqual(render(s[`${G}/clusterrolebindings`]!.validate!(changed, ok, ctx)), ['roleRef: Invalid value: {"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"other"}: cannot change roleRef']);
+  assert.deepEqual(render(s[`${G}/clusterrolebindings`]!.validate!(changed, ok, ctx)), ['roleRef: Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"ClusterRole","Name":"other"}: cannot change roleRef']);
 });
 
 test('bindings: the same roleRef with its fields in another order is no change', () => {
@@ -38,6 +38,27 @@ test('bindings: bad roleRef kinds and subjects are refused', () => {
 test('roles: rules need verbs and cannot mix resources with non-resource URLs', () => {
   const role: KubeObject = { kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: [] }, { resources: ['pods'], nonResourceURLs: ['/x'], verbs: ['get'] }] };
   assert.deepEqual(render(s[`${G}/clusterroles`]!.validate!(role, undefined, ctx)).map((m) => m.split(':')[0]), ['rules[0].verbs', 'rules[1].nonResourceURLs']);
+});
+
+test('roles: an empty rule needs verbs, api groups and resources, as kube-apiserver says', () => {
+  const role: KubeObject = { kind: 'Role', metadata: { name: 'r', namespace: 'n' }, rules: [{}, { nonResourceURLs: ['/x'], verbs: ['get'] }] };
+  assert.deepEqual(render(s[`${G}/roles`]!.validate!(role, undefined, ctx)), [
+    'rules[0].verbs: Required value: verbs must contain at least one value',
+    'rules[0].apiGroups: Required value: resource rules must supply at least one api group',
+    'rules[0].resources: Required value: resource rules must supply at least one resource',
+    'rules[1].nonResourceURLs: Invalid value: ["/x"]: namespaced rules cannot apply to non-resource URLs',
+  ]);
+});
+
+test('bindings: a missing roleRef reads as an empty one with the default apiGroup', () => {
+  const b: KubeObject = { kind: 'RoleBinding', metadata: { name: 'b', namespace: 'ns' }, subjects: [] };
+  assert.deepEqual(render(s[`${G}/rolebindings`]!.validate!(b, undefined, ctx)), [
+    'roleRef.kind: Unsupported value: "": supported values: "Role", "ClusterRole"',
+    'roleRef.name: Required value',
+  ]);
+  const partial: KubeObject = { kind: 'RoleBinding', metadata: { name: 'b', namespace: 'ns' }, roleRef: { kind: 'Role', name: 'r' } };
+  s[`${G}/rolebindings`]!.prepareForCreate!(partial, ctx);
+  assert.deepEqual(partial.roleRef, { kind: 'Role', name: 'r', apiGroup: G });
 });
 
 test('bindings: User/Group subjects default their apiGroup', () => {

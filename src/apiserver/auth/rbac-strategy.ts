@@ -13,7 +13,8 @@ import type { RoleRef, Subject } from './rbac-rules.js';
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 function roleRefErrors(ref: RoleRef | undefined, clusterScoped: boolean): FieldError[] {
-  if (!ref || typeof ref !== 'object') return [fieldErrors.required('roleRef')];
+  // A missing roleRef reads as an empty one (it is a struct, not a pointer, in kube-apiserver).
+  if (!ref || typeof ref !== 'object') ref = { apiGroup: RBAC_GROUP };
   const errs: FieldError[] = [];
   if (ref.apiGroup !== RBAC_GROUP) errs.push(fieldErrors.notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
   const kinds = clusterScoped ? ['ClusterRole'] : ['Role', 'ClusterRole'];
@@ -40,8 +41,10 @@ function subjectErrors(subjects: unknown, clusterScoped: boolean): FieldError[] 
   return errs;
 }
 
-/** v1 defaulting: User and Group subjects without apiGroup get rbac.authorization.k8s.io. */
+/** v1 defaulting: roleRef, User and Group subjects without apiGroup get rbac.authorization.k8s.io. */
 function defaultSubjects(obj: KubeObject): void {
+  const ref = obj.roleRef as RoleRef | undefined;
+  if (ref && typeof ref === 'object' && !ref.apiGroup) ref.apiGroup = RBAC_GROUP;
   if (!Array.isArray(obj.subjects)) return;
   for (const sub of obj.subjects as Subject[]) {
     if (sub && typeof sub === 'object' && !sub.apiGroup && (sub.kind === 'User' || sub.kind === 'Group')) sub.apiGroup = RBAC_GROUP;
@@ -55,27 +58,45 @@ function bindingStrategy(clusterScoped: boolean): ResourceStrategy {
     validate(obj: KubeObject, old: KubeObject | undefined): FieldError[] {
       const errs = [...roleRefErrors(obj.roleRef as RoleRef | undefined, clusterScoped), ...subjectErrors(obj.subjects, clusterScoped)];
       if (old && !jsonEqual(old.roleRef ?? null, obj.roleRef ?? null)) {
-        errs.push(fieldErrors.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
+        // kube-apiserver quotes the internal struct, whose JSON has Go's field names.
+        const ref = (obj.roleRef ?? {}) as RoleRef;
+        errs.push(fieldErrors.invalid('roleRef', { APIGroup: ref.apiGroup ?? '', Kind: ref.kind ?? '', Name: ref.name ?? '' }, 'cannot change roleRef'));
       }
       return errs;
     },
   };
 }
 
-const roleStrategy: ResourceStrategy = {
-  validate(obj: KubeObject): FieldError[] {
-    if (obj.rules === undefined || obj.rules === null) return [];
-    if (!Array.isArray(obj.rules)) return [fieldErrors.typeInvalid('rules', obj.rules, 'must be a list')];
-    const errs: FieldError[] = [];
-    (obj.rules as Array<Record<string, unknown>>).forEach((r, i) => {
-      if (!Array.isArray(r?.verbs) || r.verbs.length === 0) errs.push(fieldErrors.required(`rules[${i}].verbs`, 'verbs must contain at least one value'));
-      const nonRes = Array.isArray(r?.nonResourceURLs) && r.nonResourceURLs.length > 0;
-      const res = Array.isArray(r?.resources) && r.resources.length > 0;
-      if (nonRes && res) errs.push(fieldErrors.invalid(`rules[${i}].nonResourceURLs`, r.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
-    });
+const nonEmpty = (v: unknown): boolean => Array.isArray(v) && v.length > 0;
+
+/** One policy rule, checked as kube-apiserver checks it: a rule is either about URLs or about resources. */
+function policyRuleErrors(r: Record<string, unknown> | undefined, f: string, namespaced: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!nonEmpty(r?.verbs)) errs.push(fieldErrors.required(`${f}.verbs`, 'verbs must contain at least one value'));
+  if (nonEmpty(r?.nonResourceURLs)) {
+    if (namespaced) errs.push(fieldErrors.invalid(`${f}.nonResourceURLs`, r?.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+    if (nonEmpty(r?.apiGroups) || nonEmpty(r?.resources) || nonEmpty(r?.resourceNames)) {
+      errs.push(fieldErrors.invalid(`${f}.nonResourceURLs`, r?.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+    }
     return errs;
-  },
-};
+  }
+  if (!nonEmpty(r?.apiGroups)) errs.push(fieldErrors.required(`${f}.apiGroups`, 'resource rules must supply at least one api group'));
+  if (!nonEmpty(r?.resources)) errs.push(fieldErrors.required(`${f}.resources`, 'resource rules must supply at least one resource'));
+  return errs;
+}
+
+function rulesStrategy(namespaced: boolean): ResourceStrategy {
+  return {
+    validate(obj: KubeObject): FieldError[] {
+      if (obj.rules === undefined || obj.rules === null) return [];
+      if (!Array.isArray(obj.rules)) return [fieldErrors.typeInvalid('rules', obj.rules, 'must be a list')];
+      return (obj.rules as Array<Record<string, unknown> | undefined>).flatMap((r, i) => policyRuleErrors(r, `rules[${i}]`, namespaced));
+    },
+  };
+}
+
+const roleStrategy = rulesStrategy(true);
+const clusterRoleRulesStrategy = rulesStrategy(false);
 
 /** An aggregationRule needs at least one selector, and every selector must parse. */
 function aggregationRuleErrors(rule: unknown): FieldError[] {
@@ -97,7 +118,7 @@ function aggregationRuleErrors(rule: unknown): FieldError[] {
 }
 
 const clusterRoleStrategy: ResourceStrategy = {
-  validate: (obj, old, ctx) => [...(roleStrategy.validate?.(obj, old, ctx) ?? []), ...aggregationRuleErrors(obj.aggregationRule)],
+  validate: (obj, old, ctx) => [...(clusterRoleRulesStrategy.validate?.(obj, old, ctx) ?? []), ...aggregationRuleErrors(obj.aggregationRule)],
 };
 
 /** Strategy overrides keyed `<group>/<resource>` for the registry's built-in RBAC kinds. */

@@ -30,6 +30,14 @@ function immutableChecks(obj: KubeObject, old: KubeObject | undefined, fields: s
   return errs;
 }
 
+/** The keys a typed Secret must carry, as kube-apiserver requires them. */
+const SECRET_REQUIRED_KEYS: Record<string, string[]> = {
+  'kubernetes.io/tls': ['tls.crt', 'tls.key'],
+  'kubernetes.io/ssh-auth': ['ssh-privatekey'],
+  'kubernetes.io/dockercfg': ['.dockercfg'],
+  'kubernetes.io/dockerconfigjson': ['.dockerconfigjson'],
+};
+
 export const secretStrategy: ResourceStrategy = {
   prepareForCreate(obj) {
     foldStringData(obj);
@@ -48,6 +56,7 @@ export const secretStrategy: ResourceStrategy = {
       else size += Math.floor((v.length * 3) / 4);
     }
     if (size > 1024 * 1024) errs.push(fieldErrors.tooLong('data', 1024 * 1024));
+    for (const k of SECRET_REQUIRED_KEYS[String(obj.type)] ?? []) if (!(k in data)) errs.push(fieldErrors.required(`data[${k}]`));
     if (old && old.type !== obj.type) errs.push(fieldErrors.invalid('type', obj.type, 'field is immutable'));
     errs.push(...immutableChecks(obj, old, ['data']));
     return errs;

@@ -260,7 +260,10 @@ export function updateObject(
   try {
     if (readyToRemove(obj)) {
       const removed = ctx.store.delete(key, current.revision);
-      return { object: removed.object, created: false, deleted: true };
+      // The answer is the object as this write left it (its last finalizer gone), at the revision
+      // of its removal, as kube-apiserver answers.
+      const object = { ...obj, metadata: { ...obj.metadata, resourceVersion: removed.object.metadata.resourceVersion } };
+      return { object, created: false, deleted: true };
     }
     return { object: ctx.store.update(key, obj, current.revision).object, created: false };
   } catch (err) {
