@@ -8,14 +8,15 @@ const EXISTING = fileURLToPath(import.meta.url);
 
 test('webhook flags: defaults', () => {
   const o = validateWebhookOptions({ kubeconfig: EXISTING });
-  assert.deepEqual(o, { serving: { listen: { host: '0.0.0.0', port: 9443 } }, kubeconfig: EXISTING, defaultClusterSet: true, logLevel: 'info' });
+  assert.deepEqual(o, { serving: { listen: '0.0.0.0:9443', tls: { minVersion: 'TLSv1.2' } }, kubeconfig: EXISTING, defaultClusterSet: true, logLevel: 'info' });
 });
 
 test('webhook flags: certificate files, generated-certificate options and gates', () => {
-  assert.deepEqual(validateWebhookOptions({ kubeconfig: EXISTING, tlsCertFile: EXISTING, tlsPrivateKeyFile: EXISTING }).serving.tlsFiles, { certFile: EXISTING, keyFile: EXISTING });
+  const files = validateWebhookOptions({ kubeconfig: EXISTING, tlsCertFile: EXISTING, tlsPrivateKeyFile: EXISTING, tlsMinVersion: 'VersionTLS13' });
+  assert.deepEqual(files.serving.tls, { minVersion: 'TLSv1.3', certFile: EXISTING, keyFile: EXISTING });
   const generated = validateWebhookOptions({ kubeconfig: EXISTING, listen: '[::1]:0', writeCaFile: '/tmp/ca.crt', tlsSan: ['svc.ns.svc'], featureGates: ['DefaultClusterSet=false'], logLevel: 'debug' });
   assert.deepEqual(generated, {
-    serving: { listen: { host: '::1', port: 0 }, writeCaFile: '/tmp/ca.crt', extraSans: ['svc.ns.svc'] }, kubeconfig: EXISTING, defaultClusterSet: false, logLevel: 'debug',
+    serving: { listen: '[::1]:0', tls: { minVersion: 'TLSv1.2', sans: ['svc.ns.svc'] }, writeCaFile: '/tmp/ca.crt' }, kubeconfig: EXISTING, defaultClusterSet: false, logLevel: 'debug',
   });
 });
 
@@ -29,6 +30,8 @@ test('webhook flags: each mistake is one usage error', () => {
     [{ kubeconfig: EXISTING, tlsCertFile: EXISTING, tlsPrivateKeyFile: EXISTING, tlsSan: ['a'] }, /^--tls-san names the generated certificate/],
     [{ kubeconfig: EXISTING, tlsCertFile: '/nonexistent.crt', tlsPrivateKeyFile: EXISTING }, /^--tls-cert-file \/nonexistent\.crt: no such file$/],
     [{ kubeconfig: EXISTING, featureGates: ['Nope=true'] }, /^--feature-gates: unrecognized feature gate: Nope$/],
+    [{ kubeconfig: EXISTING, tlsMinVersion: 'VersionTLS10' }, /^--tls-min-version: unsupported TLS version "VersionTLS10"/],
+    [{ kubeconfig: EXISTING, tlsCipherSuites: 'NOPE' }, /^--tls-cipher-suites: unsupported cipher suite "NOPE"/],
     [{ kubeconfig: EXISTING, logLevel: 'loud' }, /^--log-level must be debug, info, warn or error/],
     [{ kubeconfig: '/nonexistent/kubeconfig' }, /^--kubeconfig \/nonexistent\/kubeconfig: no such file$/],
   ];

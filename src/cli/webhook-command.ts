@@ -1,7 +1,8 @@
 // `ocm-ts webhook`: OCM's registration admission webhook server, for a real kube-apiserver that
 // calls it through the Mutating/ValidatingWebhookConfigurations of deploy/hub/webhook.yaml.
 //   ocm-ts webhook [--listen 0.0.0.0:9443] [--tls-cert-file F --tls-private-key-file F | --write-ca-file F]
-//                  [--kubeconfig FILE] [--feature-gates DefaultClusterSet=true] [--log-level info]
+//                  [--tls-min-version V] [--tls-cipher-suites S] [--kubeconfig FILE]
+//                  [--feature-gates DefaultClusterSet=true] [--log-level info]
 // Prints one ready line on stdout; logs JSON lines on stderr.
 
 import { existsSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { inClusterConfig, isInCluster } from '../client/in-cluster.js';
 import { createKubeClient } from '../client/rest-client.js';
 import type { RegistrationWebhookOptions } from '../hub/webhook/registration-webhook.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
-import { parseListen } from './apiserver-command.js';
+import { ServingConfigError, parseListenAddress } from '../util/secure-serving.js';
+import { TlsFlagError, parseTlsServingFlags } from '../util/tls-flags.js';
 import { CliUsageError } from './usage-error.js';
 
 export interface WebhookCommandRaw {
@@ -20,6 +22,8 @@ export interface WebhookCommandRaw {
   tlsPrivateKeyFile?: string;
   writeCaFile?: string;
   tlsSan?: string[];
+  tlsMinVersion?: string;
+  tlsCipherSuites?: string;
   kubeconfig?: string;
   featureGates?: string[];
   logLevel?: string;
@@ -31,10 +35,12 @@ export interface WebhookServingFlags {
   tlsPrivateKeyFile?: string;
   writeCaFile?: string;
   tlsSan?: string[];
+  tlsMinVersion?: string;
+  tlsCipherSuites?: string;
 }
 
 export interface WebhookCommandOptions {
-  serving: Pick<RegistrationWebhookOptions, 'listen' | 'tlsFiles' | 'writeCaFile' | 'extraSans'>;
+  serving: Pick<RegistrationWebhookOptions, 'listen' | 'tls' | 'writeCaFile'>;
   kubeconfig?: string;
   defaultClusterSet: boolean;
   logLevel: LogLevel;
@@ -45,10 +51,10 @@ const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
 /** Validates the serving flags; `listenFlag` names the listen flag in messages. */
 export function webhookServing(listenFlag: string, listenRaw: string, raw: WebhookServingFlags): WebhookCommandOptions['serving'] {
-  let listen;
   try {
-    listen = parseListen(listenRaw);
-  } catch {
+    parseListenAddress(listenRaw);
+  } catch (err) {
+    if (!(err instanceof ServingConfigError)) throw err;
     throw new CliUsageError(`${listenFlag} must be HOST:PORT with a port 0-65535, got "${listenRaw}"`);
   }
   if ((raw.tlsCertFile === undefined) !== (raw.tlsPrivateKeyFile === undefined)) {
@@ -63,11 +69,21 @@ export function webhookServing(listenFlag: string, listenRaw: string, raw: Webho
   for (const [flag, file] of [['--tls-cert-file', raw.tlsCertFile], ['--tls-private-key-file', raw.tlsPrivateKeyFile]] as const) {
     if (file !== undefined && !existsSync(file)) throw new CliUsageError(`${flag} ${file}: no such file`);
   }
+  let versions;
+  try {
+    versions = parseTlsServingFlags(raw.tlsMinVersion ?? '', raw.tlsCipherSuites ?? '');
+  } catch (err) {
+    if (err instanceof TlsFlagError) throw new CliUsageError(err.message);
+    throw err;
+  }
   return {
-    listen,
-    ...(raw.tlsCertFile !== undefined ? { tlsFiles: { certFile: raw.tlsCertFile, keyFile: raw.tlsPrivateKeyFile! } } : {}),
+    listen: listenRaw,
+    tls: {
+      ...versions,
+      ...(raw.tlsCertFile !== undefined ? { certFile: raw.tlsCertFile, keyFile: raw.tlsPrivateKeyFile! } : {}),
+      ...(raw.tlsSan !== undefined ? { sans: raw.tlsSan } : {}),
+    },
     ...(raw.writeCaFile !== undefined ? { writeCaFile: raw.writeCaFile } : {}),
-    ...(raw.tlsSan !== undefined ? { extraSans: raw.tlsSan } : {}),
   };
 }
 
@@ -134,6 +150,8 @@ export function registerWebhookCommand(program: Command): void {
     .option('--tls-private-key-file <file>', 'key of --tls-cert-file (PEM)')
     .option('--write-ca-file <file>', 'with a generated certificate: write its CA here (PEM), for the webhook configurations\' caBundle')
     .option('--tls-san <names>', 'extra DNS names or IPs of the generated certificate; comma-separated, repeatable', splitList)
+    .option('--tls-min-version <v>', 'VersionTLS12 (default) or VersionTLS13')
+    .option('--tls-cipher-suites <suites>', 'IANA names of the TLS 1.2 cipher suites, comma-separated (default: Node\'s)')
     .option('--kubeconfig <file>', 'the hub cluster, for SubjectAccessReviews and namespace lookups (default: in-cluster)')
     .option('--feature-gates <gates>', 'A=true,B=false (DefaultClusterSet); repeatable', collect)
     .option('--log-level <level>', 'debug, info, warn or error', 'info')

@@ -69,7 +69,7 @@ export function defaultClusterSetLabel(obj: KubeObject): void {
 }
 
 /** `spec.leaseDurationSeconds` defaults to 60 (the CRD default) when absent. */
-export function defaultLeaseDuration(obj: KubeObject): void {
+function defaultLeaseDuration(obj: KubeObject): void {
   const spec = typeof obj.spec === 'object' && obj.spec !== null ? (obj.spec as Record<string, unknown>) : {};
   if (spec.leaseDurationSeconds === undefined || spec.leaseDurationSeconds === null) {
     obj.spec = { ...spec, leaseDurationSeconds: DEFAULT_LEASE_DURATION_SECONDS };

@@ -7,12 +7,12 @@ import type { Status } from '../../api/meta.js';
 import type { KubeObject } from '../../api/meta.js';
 import type { AdmissionUser } from '../../api/admission/managed-cluster-validating.js';
 
-export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
+const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
-export type ReviewOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+type ReviewOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 
-export interface GroupVersionResource {
+interface GroupVersionResource {
   group: string;
   version: string;
   resource: string;

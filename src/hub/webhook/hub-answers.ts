@@ -11,7 +11,7 @@ import type { ReviewAnswers } from './review-handlers.js';
 
 const SAR_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
-export function accessReviewFor(check: AuthorizationCheck): SubjectAccessReview {
+function accessReviewFor(check: AuthorizationCheck): SubjectAccessReview {
   const { user } = check;
   return {
     apiVersion: 'authorization.k8s.io/v1',

@@ -1,49 +1,40 @@
-// The webhook as a process component: its serving certificate (the given files, or one generated
-// for the listen host with the CA written out for caBundle) and the server. Used by
-// `ocm-ts webhook` and by `ocm-ts hub --webhook-listen`.
+// The webhook as a process component: the server, and the CA of a serving certificate made at
+// start written out for the webhook configurations' caBundle. Used by `ocm-ts webhook` and by
+// `ocm-ts hub --webhook-listen`.
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import type { KubeClient } from '../../client/types.js';
-import { realClock, type Clock } from '../../util/clock.js';
+import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { generateServingCertificate, servingNames } from './serving-cert.js';
+import type { ServingTls } from '../../util/secure-serving.js';
 import { startWebhookServer, type WebhookServer } from './webhook-server.js';
 
 export interface RegistrationWebhookOptions {
-  listen: { host: string; port: number };
-  /** PEM files of the serving certificate and key; absent: a self-signed one is generated. */
-  tlsFiles?: { certFile: string; keyFile: string };
-  /** Where the generated certificate's CA is written (PEM), for the webhook configurations' caBundle. */
+  /** `host:port`; port 0 picks a free port. */
+  listen: string;
+  /** TLS settings; without certificate files a CA and a certificate for the listen host are made at start. */
+  tls: ServingTls;
+  /** With a certificate made at start: where its CA is written (PEM). */
   writeCaFile?: string;
-  /** Extra DNS names or IPs of the generated certificate (e.g. the Service's DNS name). */
-  extraSans?: string[];
   client: KubeClient;
   defaultClusterSet: boolean;
   log: Logger;
   clock?: Clock;
 }
 
-export interface RegistrationWebhook extends WebhookServer {
-  /** The generated CA (PEM); undefined when the certificate came from files. */
-  caPem: string | undefined;
-}
-
-export async function startRegistrationWebhook(opts: RegistrationWebhookOptions): Promise<RegistrationWebhook> {
-  const clock = opts.clock ?? realClock;
-  let tls: { certPem: string; keyPem: string };
-  let caPem: string | undefined;
-  if (opts.tlsFiles) {
-    tls = { certPem: await readFile(opts.tlsFiles.certFile, 'utf8'), keyPem: await readFile(opts.tlsFiles.keyFile, 'utf8') };
-  } else {
-    const generated = await generateServingCertificate({ sans: servingNames(opts.listen.host, opts.extraSans), clock });
-    tls = generated;
-    caPem = generated.caPem;
-    opts.log.info('generated a self-signed serving certificate', { sans: generated.sans, ...(opts.writeCaFile ? { caFile: opts.writeCaFile } : {}) });
-    // The CA is public: it is what callers trust, so the file is world-readable like any CA bundle.
-    if (opts.writeCaFile) await writeFile(opts.writeCaFile, generated.caPem, { mode: 0o644 });
-  }
+export async function startRegistrationWebhook(opts: RegistrationWebhookOptions): Promise<WebhookServer> {
   const server = await startWebhookServer({
-    listen: opts.listen, tls, client: opts.client, defaultClusterSet: opts.defaultClusterSet, log: opts.log, clock,
+    listen: opts.listen, tls: opts.tls, client: opts.client, defaultClusterSet: opts.defaultClusterSet, log: opts.log,
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
-  return { ...server, caPem };
+  if (opts.writeCaFile !== undefined && opts.tls.certFile === undefined) {
+    try {
+      // The CA is public: it is what callers trust, so the file is world-readable like any CA bundle.
+      await writeFile(opts.writeCaFile, server.caPem, { mode: 0o644 });
+    } catch (err) {
+      await server.close();
+      throw err;
+    }
+  }
+  return server;
 }

@@ -1,17 +1,17 @@
-// The registration webhook server: HTTPS (TLS 1.2 or newer), one POST path per OCM webhook, the
-// AdmissionReview answered by the shared rules with SubjectAccessReviews and namespace lookups
-// against the hub. An unusable request gets a Kubernetes Status with its 4xx code; a review is
-// bounded by a deadline so that it answers before kube-apiserver's webhook timeout.
+// The registration webhook server: HTTPS through the components' secure serving (TLS 1.2 or newer
+// unless told otherwise), one POST path per OCM webhook, the AdmissionReview answered by the shared
+// rules with SubjectAccessReviews and namespace lookups against the hub. An unusable request gets a
+// Kubernetes Status with its 4xx code; a review is bounded by a deadline so that it answers before
+// kube-apiserver's webhook timeout.
 
-import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { rfc3339 } from '../../api/conditions.js';
 import type { Status } from '../../api/meta.js';
 import type { KubeClient } from '../../client/types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
+import { startServing, type RunningServer, type ServingTls } from '../../util/secure-serving.js';
 import { ReviewInputError, decodeAdmissionReview, reviewResponse } from './admission-review.js';
 import { hubAnswers } from './hub-answers.js';
 import { REVIEW_HANDLERS, type ReviewAnswers } from './review-handlers.js';
@@ -22,8 +22,10 @@ const MAX_BODY_BYTES = 7 * 1024 * 1024;
 const DEFAULT_REVIEW_TIMEOUT_MS = 9000;
 
 export interface WebhookServerOptions {
-  listen: { host: string; port: number };
-  tls: { certPem: string; keyPem: string };
+  /** `host:port`; port 0 picks a free port. */
+  listen: string;
+  /** TLS versions, ciphers and the certificate files; without files a CA and certificate are made at start. */
+  tls: ServingTls;
   /** The webhook's own identity on the hub: creates SubjectAccessReviews, gets namespaces. */
   client: KubeClient;
   /** The DefaultClusterSet feature gate. */
@@ -36,12 +38,7 @@ export interface WebhookServerOptions {
   answers?: (signal: AbortSignal) => ReviewAnswers;
 }
 
-export interface WebhookServer {
-  /** https://host:port, with 127.0.0.1 for a wildcard listen address. */
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
+export type WebhookServer = RunningServer;
 
 function status(code: number, reason: string, message: string): Status {
   return { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message, reason, code };
@@ -160,38 +157,23 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     }
   }
 
-  const server: Server = createServer({
-    key: opts.tls.keyPem,
-    cert: opts.tls.certPem,
-    minVersion: 'TLSv1.2',
-    headersTimeout: 10_000,
-    requestTimeout: timeoutMs + 20_000,
-    keepAliveTimeout: 30_000,
-  }, (req, res) => {
-    void handle(req, res);
+  const server = await startServing({
+    listen: opts.listen,
+    tls: opts.tls,
+    componentName: 'ocm-ts-webhook',
+    handler: (req, res) => {
+      void handle(req, res);
+    },
+    log,
   });
-  server.on('tlsClientError', (err) => log.debug('tls handshake failed', { err }));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.listen.port, opts.listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = opts.listen.host;
-  const hostForUrl = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-  const url = `https://${hostForUrl}:${port}`;
-  log.info('webhook server listening', { url, paths: Object.keys(REVIEW_HANDLERS) });
+  log.info('webhook server listening', { url: server.url, paths: Object.keys(REVIEW_HANDLERS) });
   return {
-    url,
-    port,
+    port: server.port,
+    url: server.url,
+    caPem: server.caPem,
     async close() {
       closing.abort(new Error('webhook server stopping'));
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await server.close();
     },
   };
 }
