@@ -150,4 +150,16 @@ describe('answers as kube-apiserver gives them', () => {
     assert.equal(binding.status, 422);
     assert.deepEqual(binding.json.details.causes.map((c: { field: string }) => c.field), ['roleRef.kind', 'roleRef.name']);
   });
+
+  it('prints the columns kube-apiserver prints for built-in kinds', async () => {
+    const table = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    await raw.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'printed', labels: { printed: 'yes' } }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } } });
+    const cms = await raw.request('GET', `${NS}/configmaps?labelSelector=printed`, { headers: table });
+    assert.deepEqual(cms.json.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Data', 'Age']);
+    assert.deepEqual(cms.json.rows[0].cells.slice(0, 2), ['printed', 3]);
+    assert.match(cms.json.rows[0].cells[2], /^\d+s$/);
+    const ns = await raw.request('GET', '/api/v1/namespaces/default', { headers: table });
+    assert.deepEqual(ns.json.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Status', 'Age']);
+    assert.equal(ns.json.rows[0].cells[1], 'Active');
+  });
 });

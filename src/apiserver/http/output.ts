@@ -7,6 +7,7 @@ import type { KubeList, KubeObject, WatchEventType } from '../../api/meta.js';
 import type { ListSource } from '../registry/rest-reads.js';
 import type { ServedResource } from '../registry/types.js';
 import { toWire } from '../registry/versions.js';
+import { builtinPrinterColumns } from './builtin-printers.js';
 import type { OutputFormat } from './negotiate.js';
 import { streamJsonArray, type JsonArrayStream } from './list-stream.js';
 import { sendJson } from './respond.js';
@@ -30,7 +31,8 @@ function setWarnings(res: ServerResponse, o: OutputContext): void {
 
 function tableOptions(o: OutputContext, withHeaders: boolean): Parameters<typeof toTable>[2] {
   const apiVersion = o.format.type === 'table' ? o.format.apiVersion : 'meta.k8s.io/v1';
-  return { apiVersion, columns: o.served.printerColumns?.[o.version], includeObject: o.includeObject, withHeaders, now: o.now };
+  const columns = o.served.printerColumns?.[o.version] ?? (o.served.custom ? undefined : builtinPrinterColumns(o.served.def.group, o.served.def.resource));
+  return { apiVersion, ...(columns ? { columns } : {}), includeObject: o.includeObject, withHeaders, now: o.now };
 }
 
 /** Writes a single wire-form object. */

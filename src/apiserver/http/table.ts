@@ -2,12 +2,13 @@
 
 import type { KubeObject } from '../../api/meta.js';
 import type { PrinterColumn } from '../registry/types.js';
+import type { ComputedColumn } from './builtin-printers.js';
 import { evalJsonPath, parseJsonPath } from './jsonpath.js';
 
 export interface TableOptions {
   apiVersion: string;
-  /** Printer columns (CRDs); undefined → default columns. */
-  columns?: PrinterColumn[];
+  /** Printer columns (CRDs, or a built-in kind's computed ones); undefined → default columns. */
+  columns?: Array<PrinterColumn | ComputedColumn>;
   includeObject: 'None' | 'Metadata' | 'Object';
   withHeaders: boolean;
   now: number;
@@ -29,18 +30,21 @@ export function humanAge(fromIso: string | undefined, now: number): string {
 
 const NAME_COL = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names', priority: 0 };
 
-function columnDefs(columns: PrinterColumn[] | undefined): Record<string, unknown>[] {
+function columnDefs(columns: TableOptions['columns']): Record<string, unknown>[] {
   if (!columns) {
     return [NAME_COL, { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 }];
   }
   const cols = columns.length > 0 ? columns : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
-  return [NAME_COL, ...cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 }))];
+  // A CRD column without a description is described by its path, as kube-apiserver does.
+  const describe = (c: PrinterColumn): string => c.description || (c.jsonPath ? `Custom resource definition column (in JSONPath format): ${c.jsonPath}` : '');
+  return [NAME_COL, ...cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: describe(c), priority: c.priority ?? 0 }))];
 }
 
-function cellsOf(obj: KubeObject, columns: PrinterColumn[] | undefined, now: number): unknown[] {
+function cellsOf(obj: KubeObject, columns: TableOptions['columns'], now: number): unknown[] {
   if (!columns) return [obj.metadata.name, obj.metadata.creationTimestamp ?? null];
   const cols = columns.length > 0 ? columns : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
   return [obj.metadata.name, ...cols.map((c) => {
+    if ('cell' in c) return c.cell(obj, (iso) => humanAge(iso, now));
     let values: unknown[];
     try {
       values = evalJsonPath(obj, parseJsonPath(c.jsonPath));
