@@ -5,12 +5,14 @@
 // `--webhook-listen` also serves OCM's admission webhooks (as `ocm-ts webhook`) beside the
 // controllers on an existing cluster; the embedded API server admits in process instead.
 // `--listen` is the API server's address in embedded mode (as for `ocm-ts apiserver`), and OCM's
-// health/metrics address otherwise; `--metrics-listen` names the latter in both modes.
+// health/metrics address otherwise (HTTPS, default 0.0.0.0:8443 as OCM's); `--metrics-listen` names
+// the latter in both modes. Outside embedded mode the replicas elect a leader with OCM's Lease
+// (`--disable-leader-election` to run at once); OCM's other flags are in ./hub-flags.ts.
 // Embedded mode writes DIR/admin.kubeconfig and DIR/bootstrap.kubeconfig (a bootstrap token bound only to
 // OCM's bootstrap ClusterRole). Prints one ready line on stdout; logs JSON lines on stderr.
 
 import { existsSync } from 'node:fs';
-import { Option, type Command } from 'commander';
+import { Command, Option } from 'commander';
 import { FeatureGateError } from '../api/feature-gates.js';
 import type { ListenAddress } from '../apiserver/embedded.js';
 import { createKubeClient } from '../client/rest-client.js';
@@ -23,8 +25,12 @@ import { parseListen as parseHostPort } from './apiserver-command.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
 import { webhookServing, type WebhookCommandOptions } from './webhook-command.js';
+import { addOcmHubFlags, resolveOcmHubFlags, type OcmHubFlags, type OcmHubFlagsRaw } from './hub-flags.js';
 
-interface HubCommandRaw {
+/** OCM's health and metrics address for the registration controller. */
+const DEFAULT_METRICS_LISTEN = '0.0.0.0:8443';
+
+interface HubCommandRaw extends OcmHubFlagsRaw {
   kubeconfig?: string;
   dataDir?: string;
   apiserverListen?: string;
@@ -45,7 +51,7 @@ interface HubCommandRaw {
   tlsSan?: string[];
 }
 
-interface HubCommandOptions {
+export interface HubCommandOptions {
   mode: 'embedded' | 'kubeconfig' | 'in-cluster';
   kubeconfig?: string;
   dataDir?: string;
@@ -57,6 +63,7 @@ interface HubCommandOptions {
   hub: Readonly<HubOptions>;
   warnings: string[];
   webhook?: WebhookCommandOptions['serving'];
+  ocm: OcmHubFlags;
 }
 
 const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
@@ -74,6 +81,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   }
   const level = raw.logLevel ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliUsageError(`--log-level must be debug, info, warn or error, got "${level}"`);
+  const ocm = resolveOcmHubFlags(raw, { needsLock: !raw.dataDir });
   let hub: Readonly<HubOptions>;
   let warnings: string[];
   try {
@@ -83,6 +91,8 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
       clusterAutoApprovalUsers: raw.clusterAutoApprovalUsers ?? [],
       labels: raw.labels ?? '',
       ...(raw.gcResourceList ? { gcResourceList: raw.gcResourceList } : {}),
+      ...(ocm.enabledRegistrationDrivers ? { enabledRegistrationDrivers: ocm.enabledRegistrationDrivers } : {}),
+      unimplementedDriverFlags: ocm.unimplementedDriverFlags,
     }));
   } catch (err) {
     if (err instanceof HubOptionsError || err instanceof FeatureGateError) throw new CliUsageError(err.message);
@@ -90,7 +100,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   }
   // Embedded mode: --listen is the API server's address; otherwise OCM's health/metrics address.
   const metricsFlag = raw.metricsListen !== undefined ? '--metrics-listen' : '--listen';
-  const metricsRaw = raw.metricsListen ?? (raw.dataDir ? undefined : raw.listen);
+  const metricsRaw = raw.metricsListen ?? (raw.dataDir ? undefined : raw.listen ?? DEFAULT_METRICS_LISTEN);
   let listen: string | undefined;
   if (metricsRaw !== undefined) {
     const hp = /^(?:\[[^\]]+\]|[^:[\]]*):(\d{1,5})$/.exec(metricsRaw);
@@ -132,6 +142,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     hub,
     warnings,
     ...(webhook ? { webhook } : {}),
+    ocm,
   });
 }
 
@@ -155,7 +166,9 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
   for (const w of opts.warnings) log.error(w);
   const ac = new AbortController();
   const stopped = untilSignal(ac);
-  const common = { log, clock: realClock, signal: ac.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}) };
+  // Health and metrics are served over HTTPS, as OCM's are, with a certificate made at start.
+  const serving = opts.listen !== undefined ? { listen: opts.listen, tls: opts.ocm.tls } : {};
+  const common = { log, clock: realClock, signal: ac.signal, ...serving };
   if (opts.mode === 'embedded') {
     // Components are loaded only when the command runs: other commands stay light.
     const { startEmbeddedHub } = await import('../embedded/embedded-hub.js');
@@ -178,7 +191,13 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
   }
   const { startHubManager } = await import('../hub/hub-manager.js');
   const target = opts.mode === 'kubeconfig' ? { kubeconfigPath: opts.kubeconfig! } : { client: createKubeClient(inClusterConfig(), { log }) };
-  const manager = await startHubManager({ ...common, ...target, options: opts.hub });
+  const manager = await startHubManager({
+    ...common,
+    ...target,
+    options: opts.hub,
+    throttle: opts.ocm.throttle,
+    ...(opts.ocm.leaderElection ? { leaderElection: opts.ocm.leaderElection } : {}),
+  });
   let webhook: { url: string; close(): Promise<void> } | undefined;
   let webhookClient: KubeClient | undefined;
   if (opts.webhook) {
@@ -198,16 +217,19 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
   }
   process.stdout.write(`ocm-ts hub ready: ${opts.mode === 'kubeconfig' ? `kubeconfig ${opts.kubeconfig!}` : 'in-cluster'}` +
     `${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}${webhook ? ` webhook ${webhook.url}` : ''}\n`);
-  const sig = await stopped;
-  log.info('stopping', { signal: sig });
+  // A replica that lost the Lease exits, as OCM's does, so that it restarts as a candidate.
+  const sig = await Promise.race([stopped, manager.done.then(() => undefined)]);
+  if (sig !== undefined) log.info('stopping', { signal: sig });
+  else ac.abort(new Error('leader election lost'));
   await webhook?.close();
   await manager.done;
   if (webhookClient !== target.client) webhookClient?.close();
+  if (manager.lostLeadership()) throw new Error('leader election lost');
 }
 
-export function registerHubCommand(program: Command): void {
-  program
-    .command('hub')
+/** The `hub` command; `run` receives the validated options (tests pass their own). */
+export function buildHubCommand(run: (opts: HubCommandOptions) => Promise<void>): Command {
+  const cmd = new Command('hub')
     .description('run the hub registration controllers, against --kubeconfig or an embedded API server (--data-dir)')
     .option('--kubeconfig <file>', 'kubeconfig of an existing hub cluster (controllers only)')
     .option('--data-dir <dir>', 'embedded mode: run the API server with state in DIR; writes DIR/admin.kubeconfig and DIR/bootstrap.kubeconfig')
@@ -228,6 +250,14 @@ export function registerHubCommand(program: Command): void {
     .option('--write-ca-file <file>', 'with --webhook-listen and a generated certificate: write its CA here (PEM)')
     .option('--tls-san <names>', 'with --webhook-listen: extra DNS names or IPs of the generated certificate', splitList)
     .action(async (raw: HubCommandRaw) => {
-      await runHub(validateHubOptions(raw));
+      await run(validateHubOptions(raw));
     });
+  return addOcmHubFlags(cmd);
+}
+
+export function registerHubCommand(program: Command): void {
+  const cmd = buildHubCommand(runHub);
+  // addCommand() does not inherit exitOverride/output settings the way command() does.
+  cmd.copyInheritedSettings(program);
+  program.addCommand(cmd);
 }

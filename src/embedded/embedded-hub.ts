@@ -13,6 +13,7 @@ import { resourceTypes } from '../client/resource-types.js';
 import type { KubeClient } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import type { ServingTls } from '../util/secure-serving.js';
 import { BOOTSTRAP_GROUP, bootstrapTokenSecret, HUB_TOKEN_LABEL, randomTokenPart, reusableToken } from '../hub/bootstrap-token.js';
 import { startHubManager, type HubManager } from '../hub/hub-manager.js';
 import { installCrds } from '../hub/install-crds.js';
@@ -30,6 +31,8 @@ export interface EmbeddedHubOptions {
   hubOptions: Readonly<HubOptions>;
   /** HOST:PORT for the controllers' /healthz and /metrics. */
   listen?: string;
+  /** Serve those over HTTPS with these settings; omitted → plain HTTP. */
+  tls?: ServingTls;
   log: Logger;
   clock: Clock;
   signal: AbortSignal;
@@ -125,7 +128,7 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
     const hubControllerKubeconfigPath = join(opts.dataDir, 'hub-controller.kubeconfig');
     await writeKubeconfig({ path: hubControllerKubeconfigPath, server: server.url, caPem: server.pki.caPem, user: { certPem: cert.certPem, keyPem: cert.keyPem }, contextName: 'hub-controller' });
     hubClient = createKubeClient({ kubeconfigPath: hubControllerKubeconfigPath }, { log });
-    const manager = await startHubManager({ client: hubClient, options: opts.hubOptions, log, clock: opts.clock, signal: opts.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}) });
+    const manager = await startHubManager({ client: hubClient, options: opts.hubOptions, log, clock: opts.clock, signal: opts.signal, ...(opts.listen !== undefined ? { listen: opts.listen } : {}), ...(opts.tls ? { tls: opts.tls } : {}) });
     return {
       url: server.url,
       adminKubeconfigPath: server.adminKubeconfigPath,

@@ -9,6 +9,8 @@ export interface HubLeaderElection {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
+  /** Hand the Lease over at once when stopped (default true, as OCM's); false behaves like a crash. */
+  releaseOnCancel?: boolean;
 }
 
 export const HUB_LOCK_DEFAULTS = Object.freeze({

@@ -88,7 +88,7 @@ test('ocm-ts webhook: ready line, CA file, a review answered, clean stop', async
 test('ocm-ts hub --kubeconfig --webhook-listen: the controllers and the webhook in one process', async () => {
   const caFile = join(dir, 'hub-webhook-ca.crt');
   const p = run(['hub', '--kubeconfig', api.server.adminKubeconfigPath, '--webhook-listen', '127.0.0.1:0', '--write-ca-file', caFile,
-    '--feature-gates', 'DefaultClusterSet=false', '--log-level', 'warn']);
+    '--feature-gates', 'DefaultClusterSet=false', '--listen', '127.0.0.1:0', '--disable-leader-election', '--log-level', 'warn']);
   try {
     const line = await waitFor(() => p.out().split('\n').find((l) => l.startsWith('ocm-ts hub ready:')), 30_000, { message: p.err() });
     const url = /webhook (https:\/\/127\.0\.0\.1:\d+)/.exec(line)![1]!;

@@ -1,0 +1,142 @@
+// The flags of OCM's `registration controller` that `ocm-ts hub` takes beside its own, so that the
+// cluster-manager operator's Deployment arguments work unchanged: the registration drivers and
+// their settings, the importer's settings, leader election, client throttling and the TLS of the
+// health endpoint. Values ocm-ts cannot honour are refused with one line naming the flag.
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Option, type Command } from 'commander';
+import { validateLeaderElectionTimings } from '../client/leader-election.js';
+import { serviceAccountNamespace } from '../client/in-cluster.js';
+import { DEFAULT_HUB_NAMESPACE, HUB_LOCK_DEFAULTS, type HubLeaderElection } from '../hub/hub-lock.js';
+import type { UnimplementedDriverFlags } from '../hub/registration-drivers.js';
+import { errorMessage } from '../util/errors.js';
+import { parseTlsServingFlags, type TlsServingFlags } from '../util/tls-flags.js';
+import { parseDurationFlag } from './duration-flag.js';
+import { CliUsageError } from './usage-error.js';
+
+export interface OcmHubFlagsRaw {
+  enabledRegistrationDrivers?: string[];
+  hubClusterArn?: string;
+  autoApprovedArnPatterns?: string[];
+  awsResourceTags?: string[];
+  autoApprovedGrpcUsers?: string[];
+  grpcCaFile?: string;
+  grpcKeyFile?: string;
+  grpcSigningDuration?: string;
+  hubApiserverUrl?: string;
+  agentImage?: string;
+  bootstrapServiceaccount?: string;
+  importRenderers?: string[];
+  imagePullSecretName?: string;
+  disableLeaderElection?: boolean;
+  leaderElectionLeaseDuration?: string;
+  leaderElectionRenewDeadline?: string;
+  leaderElectionRetryPeriod?: string;
+  kubeApiQps?: string;
+  kubeApiBurst?: string;
+  namespace?: string;
+  tlsMinVersion?: string;
+  tlsCipherSuites?: string;
+}
+
+export interface OcmHubFlags {
+  /** undefined = OCM's default (csr). */
+  enabledRegistrationDrivers?: string[];
+  unimplementedDriverFlags: UnimplementedDriverFlags;
+  /** undefined with --disable-leader-election. */
+  leaderElection?: HubLeaderElection;
+  throttle: { qps: number; burst: number };
+  tls: TlsServingFlags;
+}
+
+const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+
+export function addOcmHubFlags(cmd: Command): Command {
+  const opt = (flags: string, help: string, parse?: (v: string, prev: string[]) => string[]): Option => {
+    const o = new Option(flags, help);
+    return parse ? o.argParser(parse) : o;
+  };
+  return cmd
+    .addOption(opt('--enabled-registration-drivers <drivers>', 'registration drivers: csr (default); awsirsa and grpc are refused', splitList))
+    .addOption(opt('--hub-cluster-arn <arn>', 'awsirsa driver only: ignored, as that driver is refused').hideHelp())
+    .addOption(opt('--auto-approved-arn-patterns <patterns>', 'awsirsa driver only: ignored, as that driver is refused', splitList).hideHelp())
+    .addOption(opt('--aws-resource-tags <tags>', 'awsirsa driver only: ignored, as that driver is refused', splitList).hideHelp())
+    .addOption(opt('--auto-approved-grpc-users <users>', 'grpc driver only: ignored, as that driver is refused', splitList).hideHelp())
+    .addOption(opt('--grpc-ca-file <file>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
+    .addOption(opt('--grpc-key-file <file>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
+    .addOption(opt('--grpc-signing-duration <d>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
+    .addOption(opt('--hub-apiserver-url <url>', 'cluster importer only: ignored, as ClusterImporter is refused').hideHelp())
+    .addOption(opt('--agent-image <image>', 'cluster importer only: ignored, as ClusterImporter is refused').hideHelp())
+    .addOption(opt('--bootstrap-serviceaccount <ns/name>', 'cluster importer only: ignored, as ClusterImporter is refused').hideHelp())
+    .addOption(opt('--import-renderers <renderers>', 'cluster importer only: ignored, as ClusterImporter is refused', splitList).hideHelp())
+    .addOption(opt('--image-pull-secret-name <name>', 'cluster importer only: ignored, as ClusterImporter is refused').hideHelp())
+    .option('--disable-leader-election', 'run the controllers at once instead of only while holding the Lease registration-controller-lock')
+    .option('--leader-election-lease-duration <d>', 'how long a stopped leader keeps the lock (default 137s)')
+    .option('--leader-election-renew-deadline <d>', 'the leader gives up when it could not renew for this long (default 107s)')
+    .option('--leader-election-retry-period <d>', 'interval between attempts to take or renew the lock (default 26s)')
+    .option('--namespace <ns>', 'namespace of the leader election Lease (default: the pod\'s, else open-cluster-management-hub)')
+    .option('--kube-api-qps <n>', 'API requests per second once the burst is spent (default 50)')
+    .option('--kube-api-burst <n>', 'API requests sent at once before throttling (default 100)')
+    .option('--tls-min-version <v>', 'health/metrics HTTPS: VersionTLS12 (default) or VersionTLS13')
+    .option('--tls-cipher-suites <suites>', 'health/metrics HTTPS: IANA names of the TLS 1.2 cipher suites, comma-separated');
+}
+
+function positiveNumber(flag: string, raw: string | undefined, dflt: number, integer: boolean): number {
+  if (raw === undefined) return dflt;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new CliUsageError(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got "${raw}"`);
+  }
+  return n;
+}
+
+/** A replica's holder identity: the pod name (host name in a pod) and a random suffix, as library-go's. */
+function leaderIdentity(): string {
+  return `${process.env['POD_NAME'] ?? hostname()}_${randomBytes(8).toString('hex')}`;
+}
+
+/** Validates the OCM flags; `needsLock` is false in embedded mode, where a single hub owns its API server. */
+export function resolveOcmHubFlags(raw: OcmHubFlagsRaw, opts: { needsLock: boolean }): OcmHubFlags {
+  if (raw.grpcSigningDuration !== undefined && parseDurationFlag('--grpc-signing-duration', raw.grpcSigningDuration) <= 0) {
+    throw new CliUsageError('--grpc-signing-duration must be positive');
+  }
+  const dur = (flag: string, v: string | undefined, dflt: number): number => (v === undefined ? dflt : parseDurationFlag(flag, v));
+  const timings = {
+    leaseDurationMs: dur('--leader-election-lease-duration', raw.leaderElectionLeaseDuration, HUB_LOCK_DEFAULTS.leaseDurationMs),
+    renewDeadlineMs: dur('--leader-election-renew-deadline', raw.leaderElectionRenewDeadline, HUB_LOCK_DEFAULTS.renewDeadlineMs),
+    retryPeriodMs: dur('--leader-election-retry-period', raw.leaderElectionRetryPeriod, HUB_LOCK_DEFAULTS.retryPeriodMs),
+  };
+  try {
+    validateLeaderElectionTimings(timings);
+  } catch (err) {
+    throw new CliUsageError(`--leader-election-*: ${errorMessage(err)}`);
+  }
+  if (raw.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw.namespace)) {
+    throw new CliUsageError(`--namespace must be a namespace name, got "${raw.namespace}"`);
+  }
+  let tls: TlsServingFlags;
+  try {
+    tls = parseTlsServingFlags(raw.tlsMinVersion ?? '', raw.tlsCipherSuites ?? '');
+  } catch (err) {
+    throw new CliUsageError(errorMessage(err));
+  }
+  const namespace = raw.namespace ?? serviceAccountNamespace()?.trim() ?? DEFAULT_HUB_NAMESPACE;
+  const unimplemented: UnimplementedDriverFlags = {
+    ...(raw.hubClusterArn !== undefined ? { hubClusterArn: raw.hubClusterArn } : {}),
+    ...(raw.autoApprovedArnPatterns !== undefined ? { autoApprovedArnPatterns: raw.autoApprovedArnPatterns } : {}),
+    ...(raw.awsResourceTags !== undefined ? { awsResourceTags: raw.awsResourceTags } : {}),
+    ...(raw.autoApprovedGrpcUsers !== undefined ? { autoApprovedGrpcUsers: raw.autoApprovedGrpcUsers } : {}),
+    ...(raw.grpcCaFile !== undefined ? { grpcCaFile: raw.grpcCaFile } : {}),
+    ...(raw.grpcKeyFile !== undefined ? { grpcKeyFile: raw.grpcKeyFile } : {}),
+  };
+  return {
+    ...(raw.enabledRegistrationDrivers !== undefined ? { enabledRegistrationDrivers: raw.enabledRegistrationDrivers } : {}),
+    unimplementedDriverFlags: unimplemented,
+    ...(opts.needsLock && !raw.disableLeaderElection
+      ? { leaderElection: { namespace: namespace === '' ? DEFAULT_HUB_NAMESPACE : namespace, name: HUB_LOCK_DEFAULTS.name, identity: leaderIdentity(), ...timings } }
+      : {}),
+    throttle: { qps: positiveNumber('--kube-api-qps', raw.kubeApiQps, 50, false), burst: positiveNumber('--kube-api-burst', raw.kubeApiBurst, 100, true) },
+    tls,
+  };
+}
