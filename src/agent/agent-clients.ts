@@ -19,8 +19,8 @@ export interface AgentClients {
   spokeCaPem: string | undefined;
 }
 
-export function buildAgentClients(o: { kubeconfig: string; spokeKubeconfig: string; log: Logger; userAgent: string }): AgentClients {
-  const clientOpts = { log: o.log, userAgent: o.userAgent };
+export function buildAgentClients(o: { kubeconfig: string; spokeKubeconfig: string; log: Logger; userAgent: string; rateLimit?: { qps: number; burst: number } }): AgentClients {
+  const clientOpts = { log: o.log, userAgent: o.userAgent, ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}) };
   let managementConfig: ClientConfig;
   if (o.kubeconfig !== '') {
     try {

@@ -63,7 +63,7 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
     if (signal.aborted) return;
 
     // Main: the hub credentials, the main controllers, and the health check, until the run ends.
-    const hubClient = connectToHub({ hubKubeconfigFile: names.hubKubeconfigFile, log, userAgent }, scope);
+    const hubClient = connectToHub({ hubKubeconfigFile: names.hubKubeconfigFile, log, userAgent, rateLimit: { qps: opts.hubKubeApiQps, burst: opts.hubKubeApiBurst } }, scope);
     o.onPhase('main', { clusterName, agentId });
     const controllers = startMainPhase({ options: opts, names, hubClient, clients, hub, secrets, secretInformer, log, clock, random, cancel }, scope, signal);
     o.checker.setCheck(hubKubeconfigValid);

@@ -16,7 +16,19 @@ async function parse(args: string[]): Promise<SpokeAgentOptions> {
 }
 
 test('should apply OCM defaults', async () => {
-  const o = await parse(['--namespace', 'open-cluster-management-agent']);
+  const o = await parse(['--component-namespace', 'open-cluster-management-agent']);
+  assert.equal(o.namespace, 'open-cluster-management-agent');
+  // controllercmd's and the common options' defaults.
+  assert.equal(o.listen, '0.0.0.0:8443');
+  assert.deepEqual(o.serving.tls, { minVersion: 'TLSv1.2' });
+  assert.equal(o.serving.metricsAuth, 'delegated');
+  assert.deepEqual(
+    { ...o.leaderElection },
+    { disabled: false, namespace: '', name: 'registration-agent-lock', leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 },
+  );
+  assert.deepEqual([o.kubeApiQps, o.kubeApiBurst, o.hubKubeApiQps, o.hubKubeApiBurst], [50, 100, 50, 100]);
+  assert.deepEqual(o.terminateOnFiles, []);
+  assert.equal(o.timings.terminateOnFilesPollMs, 10_000);
   assert.equal(o.hubKubeconfigDir, '/spoke/hub-kubeconfig');
   assert.equal(o.hubKubeconfigSecret, 'hub-kubeconfig-secret');
   assert.equal(o.bootstrapKubeconfigSecret, 'bootstrap-hub-kubeconfig');
@@ -70,7 +82,7 @@ test('should parse every agent flag into the right field (TestAgentOptions_AddFl
   assert.equal(o.agentId, 'a1');
   assert.equal(o.hubKubeconfigDir, '/d');
   assert.equal(o.hubKubeconfig, '/d/k');
-  assert.equal(o.namespace, 'ns');
+  assert.equal(o.leaderElection.namespace, 'ns');
   assert.equal(o.bootstrapKubeconfig, '/b');
   assert.equal(o.bootstrapKubeconfigSecret, 'bs');
   assert.deepEqual(o.bootstrapKubeconfigs, ['/b1', '/b2']);
@@ -110,4 +122,116 @@ test('should reject bad values', async () => {
 
 test('should normalise only flag names', () => {
   assert.deepEqual(normalizeFlagNames(['--a_b=c_d', 'x_y', '--', '--e_f']), ['--a-b=c_d', 'x_y', '--', '--e_f']);
+});
+
+/**
+ * The arguments the klusterlet operator's registration Deployment template renders (after the
+ * image's "/registration agent"), in Default and Hosted modes, with and without the optional ones.
+ */
+const KLUSTERLET_ARGS: Record<string, string[]> = {
+  'Default, minimal': ['--spoke-cluster-name=cluster1', '--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig'],
+  'Default, every optional flag': [
+    '--spoke-cluster-name=cluster1',
+    '--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig',
+    '--feature-gates=ClusterClaim=true',
+    '--feature-gates=AddonManagement=true',
+    '--spoke-external-server-urls=https://spoke.example.com:6443',
+    '--client-cert-expiration-seconds=86400',
+    '--cluster-annotations=agent.open-cluster-management.io/foo=bar',
+    '--kube-api-qps=20.5',
+    '--kube-api-burst=60',
+    '--max-custom-cluster-claims=30',
+    '--reserved-cluster-claim-suffixes=a.io,b.io',
+    '--addon-kubeclient-registration-auth=token',
+    '--addon-token-expiration-seconds=3600',
+    '--tls-min-version=VersionTLS13',
+    '--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
+  ],
+  'Default, MultipleHubs': [
+    '--spoke-cluster-name=cluster1',
+    '--bootstrap-kubeconfigs=/spoke/hub1/kubeconfig',
+    '--bootstrap-kubeconfigs=/spoke/hub2/kubeconfig',
+    '--hub-connection-timeout-seconds=600',
+    '--feature-gates=MultipleHubs=true',
+  ],
+  'Hosted, minimal': [
+    '--spoke-cluster-name=cluster1',
+    '--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig',
+    '--spoke-kubeconfig=/spoke/config/kubeconfig',
+    '--terminate-on-files=/spoke/config/kubeconfig',
+  ],
+  'Hosted, awsirsa and TLS': [
+    '--spoke-cluster-name=cluster1',
+    '--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig',
+    '--spoke-kubeconfig=/spoke/config/kubeconfig',
+    '--terminate-on-files=/spoke/config/kubeconfig',
+    '--registration-auth=awsirsa',
+    '--hub-cluster-arn=arn:aws:eks:us-west-2:123456789012:cluster/hub',
+    '--managed-cluster-arn=arn:aws:eks:us-west-2:123456789012:cluster/spoke',
+    '--managed-cluster-role-suffix=abc',
+    '--tls-min-version=VersionTLS12',
+  ],
+  'Default, grpc': [
+    '--spoke-cluster-name=cluster1',
+    '--bootstrap-kubeconfig=/spoke/bootstrap/kubeconfig',
+    '--registration-auth=grpc',
+    '--grpc-bootstrap-config=/spoke/bootstrap/config.yaml',
+    '--grpc-config=/spoke/hub-kubeconfig/config.yaml',
+  ],
+};
+
+test('should parse every argument list the klusterlet operator renders', async () => {
+  for (const [mode, args] of Object.entries(KLUSTERLET_ARGS)) {
+    const o = await parse(args);
+    assert.equal(o.clusterName, 'cluster1', mode);
+  }
+  const full = await parse(KLUSTERLET_ARGS['Default, every optional flag']!);
+  assert.equal(full.kubeApiQps, 20.5);
+  assert.equal(full.kubeApiBurst, 60);
+  assert.equal(full.serving.tls.minVersion, 'TLSv1.3');
+  assert.match(full.serving.tls.ciphers ?? '', /ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256$/);
+  const hosted = await parse(KLUSTERLET_ARGS['Hosted, minimal']!);
+  assert.deepEqual(hosted.terminateOnFiles, ['/spoke/config/kubeconfig']);
+  assert.equal(hosted.spokeKubeconfig, '/spoke/config/kubeconfig');
+});
+
+test('should parse controllercmd and common flags', async () => {
+  const o = await parse([
+    '--namespace=le-ns',
+    '--component-namespace=agent-ns',
+    '--disable-leader-election',
+    '--leader-election-lease-duration=15s',
+    '--leader-election-renew-deadline=10s',
+    '--leader-election-retry-period=2s',
+    '--hub-kube-api-qps=5',
+    '--hub-kube-api-burst=7',
+    '--terminate-on-files=/a',
+    '--terminate-on-files=/b',
+    '--listen=:9443',
+    '--metrics-auth=none',
+  ]);
+  assert.equal(o.leaderElection.namespace, 'le-ns');
+  assert.equal(o.namespace, 'agent-ns');
+  assert.equal(o.leaderElection.disabled, true);
+  assert.deepEqual([o.leaderElection.leaseDurationMs, o.leaderElection.renewDeadlineMs, o.leaderElection.retryPeriodMs], [15_000, 10_000, 2_000]);
+  assert.deepEqual([o.hubKubeApiQps, o.hubKubeApiBurst], [5, 7]);
+  assert.deepEqual(o.terminateOnFiles, ['/a', '/b']);
+  assert.equal(o.listen, ':9443');
+  assert.equal(o.serving.metricsAuth, 'none');
+  assert.equal((await parse(['--listen='])).listen, '');
+});
+
+test('should refuse OCM flags ocm-ts does not implement, naming them, and bad values', async () => {
+  await assert.rejects(parse(['--config=/tmp/c.yaml']), /flag --config of OCM's agent is not implemented by ocm-ts/);
+  await assert.rejects(parse(['--v=4']), /flag --v of OCM's agent is not implemented/);
+  await assert.rejects(parse(['-v', '2']), /flag -v of OCM's agent/);
+  await assert.rejects(parse(['--log_dir=/x']), /flag --log-dir of OCM's agent/);
+  await assert.rejects(parse(['--kube-api-qps=fast']), /strconv.ParseFloat: parsing "fast": invalid syntax/);
+  await assert.rejects(parse(['--tls-min-version=VersionTLS11']), /invalid TLS flags: .*VersionTLS11/);
+  await assert.rejects(parse(['--tls-cipher-suites=TLS_FAKE']), /invalid TLS flags: .*TLS_FAKE/);
+  await assert.rejects(parse(['--leader-election-lease-duration=10s']), /leader election: leaseDuration must be greater than renewDeadline/);
+  // Leader election timings are not checked when it is off.
+  await parse(['--disable-leader-election', '--leader-election-lease-duration=10s']);
+  await assert.rejects(parse(['--listen=nowhere']), /--listen: invalid listen address/);
+  await assert.rejects(parse(['--metrics-auth=maybe']), /"--metrics-auth" flag/);
 });

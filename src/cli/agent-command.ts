@@ -1,12 +1,14 @@
-// `ocm-ts agent`: the registration agent. Flags keep OCM's names and defaults;
-// `_` is accepted in place of `-` in flag names. Bad flags: one line, exit 2. OCM's validation
-// failures: OCM's message, exit 1. SIGINT/SIGTERM stop the agent cleanly (exit 0).
+// `ocm-ts agent`: the registration agent. Flags keep OCM's names and defaults (its own, controllercmd's
+// and the common options'), so the klusterlet operator's Deployment runs it unchanged; `_` is
+// accepted in place of `-` in flag names. Bad flags, and OCM flags ocm-ts does not implement: one
+// line, exit 2. OCM's validation failures: OCM's message, exit 1. SIGINT/SIGTERM stop the agent
+// cleanly (exit 0), and so does a change of a `--terminate-on-files` file.
 //
 // Hidden flags shorten timings OCM hardcodes (for tests): --bootstrap-poll-period,
 // --register-resync-period, --secret-dump-resync-period, --addon-lease-sync-period,
 // --informer-resync-period, --cache-sync-timeout, --liveness-period, --liveness-failure-threshold,
-// --restart-backoff, --hub-timeout-resync-period, --hub-timeout-startup-grace (Go duration syntax
-// except the threshold).
+// --restart-backoff, --hub-timeout-resync-period, --hub-timeout-startup-grace,
+// --terminate-on-files-poll-period (Go duration syntax except the threshold).
 
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -15,7 +17,49 @@ import { serviceAccountNamespace } from '../agent/agent-clients.js';
 import { defaultAgentOptions, type AgentTimings, type SpokeAgentOptions } from '../agent/options/agent-options.js';
 import { DurationError, parseGoDuration } from '../util/duration.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
+import { parseListenAddress, ServingConfigError } from '../util/secure-serving.js';
+import { parseTlsServingFlags, TlsFlagError } from '../util/tls-flags.js';
+import { LeaderElectionConfigError, validateLeaderElectionTimings } from '../client/leader-election.js';
 import { CliUsageError } from './usage-error.js';
+
+/**
+ * Flags OCM's agent takes (library-go's `--config`, the logging flags of component-base and klog)
+ * that ocm-ts does not implement: refused by name rather than silently ignored.
+ */
+const UNSUPPORTED_OCM_FLAGS: Readonly<Record<string, string>> = {
+  '--config': "library-go's operator config file is not read by ocm-ts; use --tls-min-version, --tls-cipher-suites and --listen",
+  '-v': 'klog verbosity: use --log-level',
+  '--v': 'klog verbosity: use --log-level',
+  '--vmodule': 'klog per-file verbosity: use --log-level',
+  '--logging-format': 'ocm-ts always logs JSON lines',
+  '--log-flush-frequency': 'ocm-ts writes log lines unbuffered',
+  '--log-json-split-stream': 'ocm-ts logs to stderr',
+  '--log-json-info-buffer-size': 'ocm-ts writes log lines unbuffered',
+  '--log-text-split-stream': 'ocm-ts logs to stderr',
+  '--log-text-info-buffer-size': 'ocm-ts writes log lines unbuffered',
+  '--add-dir-header': 'klog header flags: ocm-ts logs JSON lines',
+  '--alsologtostderr': 'ocm-ts logs to stderr',
+  '--logtostderr': 'ocm-ts logs to stderr',
+  '--log-backtrace-at': 'klog backtraces are not implemented',
+  '--log-dir': 'ocm-ts logs to stderr',
+  '--log-file': 'ocm-ts logs to stderr',
+  '--log-file-max-size': 'ocm-ts logs to stderr',
+  '--one-output': 'ocm-ts logs to stderr',
+  '--skip-headers': 'klog header flags: ocm-ts logs JSON lines',
+  '--skip-log-headers': 'klog header flags: ocm-ts logs JSON lines',
+  '--stderrthreshold': 'use --log-level',
+};
+
+/** Throws a usage error naming the first OCM flag in `args` that ocm-ts does not implement. */
+export function refuseUnsupportedFlags(args: readonly string[]): void {
+  for (const a of args) {
+    if (a === '--') return;
+    if (!a.startsWith('-')) continue;
+    const name = a.split('=')[0]!;
+    const why = Object.hasOwn(UNSUPPORTED_OCM_FLAGS, name) ? UNSUPPORTED_OCM_FLAGS[name] : undefined;
+    if (why !== undefined) throw new CliUsageError(`flag ${name} of OCM's agent is not implemented by ocm-ts (${why})`);
+  }
+}
 
 /** `--spoke_cluster_name=x` → `--spoke-cluster-name=x` (flag names only, never values); `--cluster-name` → `--spoke-cluster-name`. */
 export function normalizeFlagNames(args: readonly string[]): string[] {
@@ -39,7 +83,9 @@ export function normalizeFlagNames(args: readonly string[]): string[] {
 
 class AgentCommand extends Command {
   override parseOptions(argv: string[]): ReturnType<Command['parseOptions']> {
-    return super.parseOptions(normalizeFlagNames(argv));
+    const normalized = normalizeFlagNames(argv);
+    refuseUnsupportedFlags(normalized);
+    return super.parseOptions(normalized);
   }
 }
 
@@ -47,6 +93,15 @@ function intArg(flag: string): (v: string) => number {
   return (v) => {
     if (!/^[-+]?\d+$/.test(v.trim())) throw new InvalidArgumentError(`invalid argument ${JSON.stringify(v)} for "${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
     return Number(v);
+  };
+}
+
+/** Go's strconv.ParseFloat for a float32 flag (`--kube-api-qps=20.5`). */
+function floatArg(flag: string): (v: string) => number {
+  return (v) => {
+    const t = v.trim();
+    if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) throw new InvalidArgumentError(`invalid argument ${JSON.stringify(v)} for "${flag}" flag: strconv.ParseFloat: parsing ${JSON.stringify(v)}: invalid syntax`);
+    return Number(t);
   };
 }
 
@@ -82,7 +137,8 @@ interface RawFlags {
   agentId: string;
   hubKubeconfigDir: string;
   hubKubeconfig: string;
-  namespace?: string;
+  namespace: string;
+  componentNamespace?: string;
   bootstrapKubeconfig: string;
   bootstrapKubeconfigSecret: string;
   bootstrapKubeconfigs: string[];
@@ -104,6 +160,18 @@ interface RawFlags {
   grpcConfig: string;
   featureGates: string[];
   listen: string;
+  tlsMinVersion: string;
+  tlsCipherSuites: string;
+  metricsAuth: string;
+  disableLeaderElection: boolean;
+  leaderElectionLeaseDuration: number;
+  leaderElectionRenewDeadline: number;
+  leaderElectionRetryPeriod: number;
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  hubKubeApiQps: number;
+  hubKubeApiBurst: number;
+  terminateOnFiles: string[];
   exitOnRestart: boolean;
   logLevel: string;
   bootstrapPollPeriod?: number;
@@ -117,6 +185,7 @@ interface RawFlags {
   restartBackoff?: number;
   hubTimeoutResyncPeriod?: number;
   hubTimeoutStartupGrace?: number;
+  terminateOnFilesPollPeriod?: number;
 }
 
 /** The timing flags and the agent timing each one sets. */
@@ -132,6 +201,7 @@ const TIMING_FLAGS: ReadonlyArray<readonly [keyof RawFlags, keyof AgentTimings]>
   ['restartBackoff', 'restartBackoffMs'],
   ['hubTimeoutResyncPeriod', 'hubTimeoutResyncMs'],
   ['hubTimeoutStartupGrace', 'hubTimeoutStartupGraceMs'],
+  ['terminateOnFilesPollPeriod', 'terminateOnFilesPollMs'],
 ];
 
 /** Flags → options (throws CliUsageError for values commander cannot check). */
@@ -143,6 +213,38 @@ function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
   } catch (err) {
     if (err instanceof FeatureGateError) throw new CliUsageError(`invalid argument ${JSON.stringify(f.featureGates.join(','))} for "--feature-gates" flag: ${err.message}`);
     throw err;
+  }
+  let tls;
+  try {
+    tls = parseTlsServingFlags(f.tlsMinVersion, f.tlsCipherSuites);
+  } catch (err) {
+    if (err instanceof TlsFlagError) throw new CliUsageError(`invalid TLS flags: ${err.message}`);
+    throw err;
+  }
+  if (f.listen !== '') {
+    try {
+      parseListenAddress(f.listen);
+    } catch (err) {
+      if (err instanceof ServingConfigError) throw new CliUsageError(`--listen: ${err.message}`);
+      throw err;
+    }
+  }
+  if (f.metricsAuth !== 'delegated' && f.metricsAuth !== 'none') throw new CliUsageError(`invalid argument ${JSON.stringify(f.metricsAuth)} for "--metrics-auth" flag: delegated or none`);
+  const leaderElection = {
+    ...d.leaderElection,
+    disabled: f.disableLeaderElection,
+    namespace: f.namespace,
+    leaseDurationMs: f.leaderElectionLeaseDuration,
+    renewDeadlineMs: f.leaderElectionRenewDeadline,
+    retryPeriodMs: f.leaderElectionRetryPeriod,
+  };
+  if (!leaderElection.disabled) {
+    try {
+      validateLeaderElectionTimings(leaderElection);
+    } catch (err) {
+      if (err instanceof LeaderElectionConfigError) throw new CliUsageError(`leader election: ${err.message}`);
+      throw err;
+    }
   }
   const t = { ...d.timings };
   for (const [flag, timing] of TIMING_FLAGS) {
@@ -157,7 +259,7 @@ function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
     agentId: f.agentId,
     hubKubeconfigDir: f.hubKubeconfigDir,
     hubKubeconfig: f.hubKubeconfig,
-    namespace: f.namespace ?? serviceAccountNamespace() ?? d.namespace,
+    namespace: f.componentNamespace ?? serviceAccountNamespace() ?? d.namespace,
     bootstrapKubeconfig: f.bootstrapKubeconfig,
     bootstrapKubeconfigSecret: f.bootstrapKubeconfigSecret,
     bootstrapKubeconfigs: f.bootstrapKubeconfigs,
@@ -179,6 +281,13 @@ function agentOptionsFromFlags(f: RawFlags): SpokeAgentOptions {
     grpcConfig: f.grpcConfig,
     featureGates,
     listen: f.listen,
+    serving: { ...d.serving, tls, metricsAuth: f.metricsAuth },
+    leaderElection,
+    kubeApiQps: f.kubeApiQps,
+    kubeApiBurst: f.kubeApiBurst,
+    hubKubeApiQps: f.hubKubeApiQps,
+    hubKubeApiBurst: f.hubKubeApiBurst,
+    terminateOnFiles: f.terminateOnFiles,
     exitOnRestart: f.exitOnRestart,
     timings: t,
   };
@@ -196,7 +305,8 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
     .option('--agent-id <id>', 'ID of the agent', '')
     .option('--hub-kubeconfig-dir <dir>', 'directory where the hub kubeconfig secret is dumped', d.hubKubeconfigDir)
     .option('--hub-kubeconfig <path>', 'hub kubeconfig path (default <hub-kubeconfig-dir>/kubeconfig)', '')
-    .option('--namespace <ns>', `component namespace (default: the service account namespace, else ${d.namespace})`)
+    .option('--namespace <ns>', 'namespace of the leader election lock (default: the component namespace)', '')
+    .option('--component-namespace <ns>', `ocm-ts: namespace of the agent's secrets (default: the service account namespace, else ${d.namespace})`)
     .option('--bootstrap-kubeconfig <path>', 'path of the bootstrap kubeconfig', '')
     .option('--bootstrap-kubeconfig-secret <name>', 'name of the bootstrap kubeconfig secret in the component namespace', d.bootstrapKubeconfigSecret)
     .option('--bootstrap-kubeconfigs <path>', 'bootstrap kubeconfig files for MultipleHubs (repeatable)', collect, [] as string[])
@@ -221,14 +331,21 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
     .option('--grpc-bootstrap-config <path>', 'gRPC bootstrap config (not supported by ocm-ts)', '')
     .option('--grpc-config <path>', 'gRPC config (not supported by ocm-ts)', '')
     .option('--feature-gates <A=true,B=false>', `feature gates (${Object.keys(SPOKE_FEATURE_DEFAULTS).join(', ')})`, collect, [] as string[])
-    .option('--listen <addr>', 'host:port of the HTTP /healthz and /metrics server (empty = none)', '')
+    .option('--listen <addr>', 'host:port of the HTTPS /healthz, /livez, /readyz and /metrics server (empty = none)', '0.0.0.0:8443')
+    .option('--tls-min-version <v>', 'minimum TLS version of the serving endpoint: VersionTLS12 (default) or VersionTLS13', '')
+    .option('--tls-cipher-suites <suites>', 'comma-separated IANA names of the TLS 1.2 cipher suites of the serving endpoint (default: Node\'s)', '')
+    .option('--metrics-auth <mode>', 'ocm-ts: /metrics access: delegated (TokenReview + SubjectAccessReview) or none', 'delegated')
+    .option('--disable-leader-election', 'disable leader election', false)
+    .addOption(new Option('--leader-election-lease-duration <d>', 'how long a leader that stopped renewing keeps the lock').default(137_000, '137s').argParser(durationArg('--leader-election-lease-duration')))
+    .addOption(new Option('--leader-election-renew-deadline <d>', 'how long the leader retries renewing before it stops leading').default(107_000, '107s').argParser(durationArg('--leader-election-renew-deadline')))
+    .addOption(new Option('--leader-election-retry-period <d>', 'wait between attempts to acquire or renew the lock').default(26_000, '26s').argParser(durationArg('--leader-election-retry-period')))
+    .option('--kube-api-qps <qps>', 'QPS of the management and spoke cluster clients', floatArg('--kube-api-qps'), d.kubeApiQps)
+    .option('--kube-api-burst <n>', 'burst of the management and spoke cluster clients', intArg('--kube-api-burst'), d.kubeApiBurst)
+    .option('--hub-kube-api-qps <qps>', 'QPS of the hub clients', floatArg('--hub-kube-api-qps'), d.hubKubeApiQps)
+    .option('--hub-kube-api-burst <n>', 'burst of the hub clients', intArg('--hub-kube-api-burst'), d.hubKubeApiBurst)
+    .option('--terminate-on-files <file>', 'stop (exit 0) when this file changes (repeatable)', collect, [] as string[])
     .option('--exit-on-restart', 'exit non-zero instead of restarting the start sequence in-process', false)
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
-    .addOption(new Option('--kube-api-qps <n>', 'accepted for compatibility; unused').argParser(intArg('--kube-api-qps')).hideHelp())
-    .addOption(new Option('--kube-api-burst <n>', 'accepted for compatibility; unused').argParser(intArg('--kube-api-burst')).hideHelp())
-    .addOption(new Option('--hub-kube-api-qps <n>', 'accepted for compatibility; unused').argParser(intArg('--hub-kube-api-qps')).hideHelp())
-    .addOption(new Option('--hub-kube-api-burst <n>', 'accepted for compatibility; unused').argParser(intArg('--hub-kube-api-burst')).hideHelp())
-    .addOption(new Option('--disable-leader-election', 'accepted for compatibility; ocm-ts runs no leader election').hideHelp())
     .addOption(hidden('--bootstrap-poll-period <d>', 'bootstrap wait poll period (1s)', durationArg('--bootstrap-poll-period')))
     .addOption(hidden('--register-resync-period <d>', 'register secret controller resync (5m)', durationArg('--register-resync-period')))
     .addOption(hidden('--secret-dump-resync-period <d>', 'hub kubeconfig secret dump resync (5m)', durationArg('--secret-dump-resync-period')))
@@ -239,6 +356,7 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
     .addOption(hidden('--liveness-failure-threshold <n>', 'in-process liveness failures before a restart (3)', intArg('--liveness-failure-threshold')))
     .addOption(hidden('--restart-backoff <d>', 'first delay before re-running a failed start (1s)', durationArg('--restart-backoff')))
     .addOption(hidden('--hub-timeout-resync-period <d>', 'MultipleHubs: hub timeout controller check period (1m)', durationArg('--hub-timeout-resync-period')))
+    .addOption(hidden('--terminate-on-files-poll-period <d>', '--terminate-on-files poll period (10s)', durationArg('--terminate-on-files-poll-period')))
     .addOption(hidden('--hub-timeout-startup-grace <d>', 'MultipleHubs: hub timeout controller grace period after start (10s)', durationArg('--hub-timeout-startup-grace')))
     .action(async (raw: RawFlags) => {
       const level = raw.logLevel;

@@ -20,6 +20,8 @@ import type {
   WriteCallOptions,
 } from './types.js';
 import { decodeWatchStream } from './watch-decoder.js';
+import { bucketRateLimiter } from './rate-limiter.js';
+import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface KubeClientOptions {
@@ -27,6 +29,11 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** Timeout of each non-watch request (default 30 s; 0 = none). */
   timeoutMs?: number;
+  /**
+   * Client-side rate limit as client-go's QPS and Burst: a token bucket of `burst` refilled at
+   * `qps` per second, one token per request (watches included). Omitted or qps <= 0 = no limit.
+   */
+  rateLimit?: { qps: number; burst: number };
 }
 
 export type KubeClientConfig = ClientConfig | { kubeconfigPath: string; context?: string };
@@ -44,7 +51,23 @@ export function createKubeClient(config: KubeClientConfig, opts: KubeClientOptio
         })
       : staticConfigSource(config);
   const transport = createTransport({ source, userAgent: opts.userAgent ?? 'ocm-ts', timeoutMs: opts.timeoutMs ?? 30_000 });
-  return new RestClient(transport);
+  return new RestClient(opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport);
+}
+
+/** Each send waits for a token of the bucket (aborting the wait with the request's signal). */
+function rateLimitedTransport(inner: Transport, limit: { qps: number; burst: number }): Transport {
+  const bucket = bucketRateLimiter({ qps: limit.qps, burst: Math.max(1, limit.burst), now: () => realClock.now() });
+  return {
+    get server() {
+      return inner.server;
+    },
+    async send(s) {
+      const delay = bucket.when('');
+      if (delay > 0) await realClock.sleep(delay, s.signal);
+      return inner.send(s);
+    },
+    close: () => inner.close(),
+  };
 }
 
 class RestClient implements KubeClient {

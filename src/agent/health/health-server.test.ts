@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nullLogger } from '../../util/logger.js';
 import { createAgentMetrics } from './agent-metrics.js';
-import { createHubKubeconfigHealthChecker, parseListen, startHealthServer } from './health-server.js';
+import { createHubKubeconfigHealthChecker, startHealthServer } from './health-server.js';
 
 test('should pass until bootstrapped, then follow the hub kubeconfig check (TestHealthChecker)', async (t) => {
   const checker = createHubKubeconfigHealthChecker();
@@ -32,9 +32,41 @@ test('should keep metrics per agent instance', () => {
   assert.notEqual(a.registry, b.registry);
 });
 
-test('should parse listen addresses', () => {
-  assert.deepEqual(parseListen(':8443'), { host: '0.0.0.0', port: 8443 });
-  assert.deepEqual(parseListen('127.0.0.1:0'), { host: '127.0.0.1', port: 0 });
-  assert.deepEqual(parseListen('[::1]:9'), { host: '::1', port: 9 });
-  assert.throws(() => parseListen('nope'));
+test('should serve HTTPS with /healthz open to all and /metrics only for authorised callers', async (t) => {
+  const { request } = await import('node:https');
+  const checker = createHubKubeconfigHealthChecker();
+  const metrics = createAgentMetrics({ defaultMetrics: false });
+  const server = await startHealthServer({
+    listen: '127.0.0.1:0',
+    tls: { minVersion: 'TLSv1.2' },
+    checker,
+    metrics,
+    metricsAuthorizer: {
+      check: (authorization) =>
+        Promise.resolve(
+          authorization === 'Bearer good' ? { code: 200, message: 'ok' } : authorization === 'Bearer other' ? { code: 403, message: 'Forbidden: user "alice" cannot get path "/metrics"' } : { code: 401, message: 'Unauthorized' },
+        ),
+    },
+    log: nullLogger(),
+  });
+  t.after(() => server.close());
+  assert.match(server.url, /^https:/);
+  const get = (path: string, token?: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = request(`${server.url}${path}`, { ca: server.caPem, agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  for (const p of ['/healthz', '/livez', '/readyz']) assert.equal((await get(p)).status, 200, p);
+  assert.equal((await get('/metrics')).status, 401);
+  const forbidden = await get('/metrics', 'other');
+  assert.equal(forbidden.status, 403);
+  assert.match(forbidden.body, /alice/);
+  const ok = await get('/metrics', 'good');
+  assert.equal(ok.status, 200);
+  assert.match(ok.body, /ocm_agent_hub_kubeconfig_valid/);
 });

@@ -1,15 +1,16 @@
-// Health checker (`hub-kube-config`) and metrics: an HTTP server on `--listen` answering
-// `/healthz` (checks: `hub-kube-config`) and `/metrics` (Prometheus text from a registry owned by
-// this agent instance, never prom-client's global one; see ./agent-metrics.ts). Until the main phase has started the
-// `hub-kube-config` check passes, so a long bootstrap never fails liveness.
-//
-// Difference from OCM: plain HTTP (OCM serves HTTPS with a self-signed certificate on 8443).
+// Health checker (`hub-kube-config`) and metrics: an HTTPS server on `--listen` (OCM: 0.0.0.0:8443)
+// answering `/healthz`, `/livez`, `/readyz` (check: `hub-kube-config`), open to anyone as kubelet
+// probes need, and `/metrics` (Prometheus text from a registry owned by this agent instance, never
+// prom-client's global one; see ./agent-metrics.ts), for callers the authorizer lets through.
+// Until the main phase has started the `hub-kube-config` check passes, so a long bootstrap never
+// fails liveness.
 
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { Logger } from '../../util/logger.js';
 import { errorMessage } from '../../util/errors.js';
+import type { DelegatedAuthorizer } from '../../client/delegated-auth.js';
+import { startServing, type ServingTls } from '../../util/secure-serving.js';
 
 
 const HUB_KUBECONFIG_CHECK = 'hub-kube-config';
@@ -72,72 +73,80 @@ export function createPlainAgentMetrics(): AgentMetricsSink & { values(): Record
 export interface HealthServerOptions {
   /** `host:port`, `:port` or `port`. */
   listen: string;
+  /** HTTPS settings; omitted = plain HTTP (tests only). */
+  tls?: ServingTls;
   checker: HubKubeconfigHealthChecker;
   metrics: AgentMetrics;
+  /** Who may read /metrics; omitted = anyone. */
+  metricsAuthorizer?: DelegatedAuthorizer;
   log: Logger;
 }
 
 export interface HealthServer {
   readonly port: number;
   readonly url: string;
+  /** PEM that verifies the serving certificate ('' over plain HTTP). */
+  readonly caPem: string;
   close(): Promise<void>;
 }
 
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:(.*):)?(\d+)$/.exec(listen.trim());
-  if (!m) throw new Error(`invalid --listen address ${JSON.stringify(listen)}`);
-  let host = m[1] ?? '';
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  return { host: host === '' ? '0.0.0.0' : host, port: Number(m[2]) };
+const text = (res: ServerResponse, code: number, body: string): void => {
+  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end(body);
+};
+
+function serveHealth(o: HealthServerOptions, res: ServerResponse): void {
+  const failure = o.checker.evaluate();
+  o.metrics.hubKubeconfigValid.set(failure === undefined ? 1 : 0);
+  if (failure === undefined) {
+    text(res, 200, 'ok');
+    return;
+  }
+  o.log.info('healthz check failed', { check: HUB_KUBECONFIG_CHECK, reason: failure });
+  text(res, 500, `[-]${HUB_KUBECONFIG_CHECK} failed: ${failure}\nhealthz check failed\n`);
+}
+
+function serveMetrics(o: HealthServerOptions, res: ServerResponse): void {
+  o.metrics.registry.metrics().then(
+    (body) => res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(body),
+    (err: unknown) => text(res, 500, `${errorMessage(err)}\n`),
+  );
+}
+
+function handle(o: HealthServerOptions, req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '/').split('?')[0]!;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    text(res, 405, 'method not allowed\n');
+    return;
+  }
+  if (path === '/healthz' || path === '/livez' || path === '/readyz' || path === `/healthz/${HUB_KUBECONFIG_CHECK}`) {
+    serveHealth(o, res);
+    return;
+  }
+  if (path !== '/metrics') {
+    text(res, 404, '404 page not found\n');
+    return;
+  }
+  if (o.metricsAuthorizer === undefined) {
+    serveMetrics(o, res);
+    return;
+  }
+  o.metricsAuthorizer.check(req.headers.authorization, path, 'get').then(
+    (d) => {
+      if (d.code === 200) serveMetrics(o, res);
+      else text(res, d.code, `${d.message}\n`);
+    },
+    (err: unknown) => text(res, 500, `${errorMessage(err)}\n`),
+  );
 }
 
 export async function startHealthServer(o: HealthServerOptions): Promise<HealthServer> {
-  const { host, port } = parseListen(o.listen);
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { 'content-type': 'text/plain' }).end('method not allowed\n');
-      return;
-    }
-    if (path === '/healthz' || path === '/livez' || path === '/readyz' || path === `/healthz/${HUB_KUBECONFIG_CHECK}`) {
-      const failure = o.checker.evaluate();
-      o.metrics.hubKubeconfigValid.set(failure === undefined ? 1 : 0);
-      if (failure === undefined) {
-        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok');
-      } else {
-        o.log.info('healthz check failed', { check: HUB_KUBECONFIG_CHECK, reason: failure });
-        res
-          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
-          .end(`[-]${HUB_KUBECONFIG_CHECK} failed: ${failure}\nhealthz check failed\n`);
-      }
-      return;
-    }
-    if (path === '/metrics') {
-      o.metrics.registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(text),
-        (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${errorMessage(err)}\n`),
-      );
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
+  const server = await startServing({
+    listen: o.listen,
+    ...(o.tls ? { tls: o.tls } : {}),
+    componentName: 'registration-agent',
+    handler: (req, res) => handle(o, req, res),
+    log: o.log,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const urlHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  o.log.info('health and metrics server listening', { address: `${urlHost}:${addr.port}` });
-  return {
-    port: addr.port,
-    url: `http://${urlHost}:${addr.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  o.log.info('health and metrics server listening', { url: server.url, metricsAuth: o.metricsAuthorizer ? 'delegated' : 'none' });
+  return server;
 }

@@ -1,7 +1,10 @@
 // Options of the registration agent, with OCM's flag names and defaults: one plain object, filled
 // by the CLI (or a test), validated and completed by ./validate-options.ts. Timings OCM hardcodes
 // are grouped in `timings` so tests can shorten them (the CLI exposes them as hidden flags).
+// An agent embedded in a process (tests, the demo) serves nothing and runs no leader election by
+// default; the CLI turns both on with OCM's defaults (HTTPS on 0.0.0.0:8443, a 137 s lease).
 
+import type { SecureVersion } from 'node:tls';
 import { names } from '../../api/constants.js';
 import { SPOKE_FEATURE_DEFAULTS, type FeatureGates } from '../../api/feature-gates.js';
 
@@ -26,6 +29,8 @@ export interface AgentTimings {
   livenessFailureThreshold: number;
   /** Delay before re-running the start sequence after a failed start (doubles up to 30 s). */
   restartBackoffMs: number;
+  /** Poll period of the `--terminate-on-files` watch (library-go's file observer: 10 s). */
+  terminateOnFilesPollMs: number;
   /** MultipleHubs: check period of HubTimeoutController (OCM: 1 min). */
   hubTimeoutResyncMs: number;
   /** MultipleHubs: HubTimeoutController takes no decision this soon after it was created (OCM: 10 s, stale leases after a hub switch). */
@@ -44,7 +49,36 @@ const DEFAULT_TIMINGS: Readonly<AgentTimings> = Object.freeze({
   restartBackoffMs: 1000,
   hubTimeoutResyncMs: 60_000,
   hubTimeoutStartupGraceMs: 10_000,
+  terminateOnFilesPollMs: 10_000,
 });
+
+/** Leader election of agent replicas (controllercmd's flags and defaults). */
+export interface AgentLeaderElection {
+  /** `--disable-leader-election`. */
+  disabled: boolean;
+  /** `--namespace`: namespace of the lock; '' = the component namespace. */
+  namespace: string;
+  /** Lease name: controllercmd's `<component>-lock`. */
+  name: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/** The health and metrics listener. */
+export interface AgentServing {
+  /** `--listen` (`host:port`); '' = not served. */
+  listen: string;
+  /** From `--tls-min-version` and `--tls-cipher-suites` (../../util/tls-flags.ts). */
+  tls: { minVersion: SecureVersion; ciphers?: string };
+  /**
+   * Directory of a serving certificate (`tls.crt`, `tls.key`), used when both files are there, as
+   * library-go does with /var/run/secrets/serving-cert; otherwise one is made in memory.
+   */
+  certDir: string;
+  /** `--metrics-auth`: `delegated` (TokenReview + SubjectAccessReview) or `none`. */
+  metricsAuth: 'delegated' | 'none';
+}
 
 export interface SpokeAgentOptions {
   /** Management cluster kubeconfig (`--kubeconfig`). Empty = in-cluster service account. */
@@ -58,7 +92,10 @@ export interface SpokeAgentOptions {
   hubKubeconfigDir: string;
   /** `--hub-kubeconfig`; completed to `<dir>/kubeconfig`. */
   hubKubeconfig: string;
-  /** Component namespace (`--namespace`). */
+  /**
+   * Component namespace, where the agent's secrets live: `--component-namespace`, else the service
+   * account's namespace file, else open-cluster-management-agent (OCM has no flag for it).
+   */
   namespace: string;
   bootstrapKubeconfig: string;
   bootstrapKubeconfigSecret: string;
@@ -81,8 +118,18 @@ export interface SpokeAgentOptions {
   grpcBootstrapConfig: string;
   grpcConfig: string;
   featureGates: FeatureGates;
-  /** `host:port` of the health/metrics server; '' = not served. */
+  /** `host:port` of the HTTPS health/metrics server; '' = not served. Shortcut for serving.listen. */
   listen: string;
+  serving: Omit<AgentServing, 'listen'>;
+  leaderElection: AgentLeaderElection;
+  /** `--kube-api-qps` / `--kube-api-burst`: management and spoke clients (OCM: 50 / 100). */
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  /** `--hub-kube-api-qps` / `--hub-kube-api-burst`: hub clients (OCM: 50 / 100). */
+  hubKubeApiQps: number;
+  hubKubeApiBurst: number;
+  /** `--terminate-on-files`: the agent stops (exit 0) when one of these files changes. */
+  terminateOnFiles: string[];
   /** Exit (non-zero) instead of re-running the start sequence in-process on a restart trigger. */
   exitOnRestart: boolean;
   timings: AgentTimings;
@@ -119,6 +166,20 @@ export function defaultAgentOptions(): SpokeAgentOptions {
     grpcConfig: '',
     featureGates: Object.freeze({ ...SPOKE_FEATURE_DEFAULTS }),
     listen: '',
+    serving: { tls: { minVersion: 'TLSv1.2' }, certDir: '/var/run/secrets/serving-cert', metricsAuth: 'delegated' },
+    leaderElection: {
+      disabled: true,
+      namespace: '',
+      name: 'registration-agent-lock',
+      leaseDurationMs: 137_000,
+      renewDeadlineMs: 107_000,
+      retryPeriodMs: 26_000,
+    },
+    kubeApiQps: 50,
+    kubeApiBurst: 100,
+    hubKubeApiQps: 50,
+    hubKubeApiBurst: 100,
+    terminateOnFiles: [],
     exitOnRestart: false,
     timings: { ...DEFAULT_TIMINGS },
   };

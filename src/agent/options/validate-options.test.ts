@@ -69,6 +69,13 @@ test('should complete names and the hub kubeconfig path', () => {
       expected: { clusterName: 'cluster1', agentId: 'agent1' },
     },
     {
+      // OCM reads the files as they are: an empty file gives an empty name (then "cluster name is empty").
+      name: 'empty files in the hub kubeconfig dir are taken as they are',
+      input: { ...base, clusterName: '', agentId: '' },
+      src: sources({ clusterNameFile: '', agentNameFile: '' }),
+      expected: { clusterName: '', agentId: '' },
+    },
+    {
       name: 'both flags given: files ignored',
       input: { ...base, clusterName: 'c', agentId: 'a' },
       src: sources({ clusterNameFile: 'x', agentNameFile: 'y' }),

@@ -79,13 +79,11 @@ export function completeOptions(
   if (opts.clusterName !== '' && opts.agentId !== '') {
     return { hubKubeconfig, clusterName: opts.clusterName, agentId: opts.agentId };
   }
-  const clusterName = opts.clusterName !== '' ? opts.clusterName : nonEmpty(src.clusterNameFile) ?? src.newUuid();
-  const agentId = opts.agentId !== '' ? opts.agentId : nonEmpty(src.agentNameFile) ?? src.newAgentId();
+  // A readable file is taken as it is, even empty, as OCM's agent does: an empty cluster-name
+  // then fails validation ("cluster name is empty") instead of joining under a new random name.
+  const clusterName = opts.clusterName !== '' ? opts.clusterName : src.clusterNameFile ?? src.newUuid();
+  const agentId = opts.agentId !== '' ? opts.agentId : src.agentNameFile ?? src.newAgentId();
   return { hubKubeconfig, clusterName, agentId };
-}
-
-function nonEmpty(s: string | undefined): string | undefined {
-  return s !== undefined && s !== '' ? s : undefined;
 }
 
 function joinPath(dir: string, file: string): string {

@@ -22,7 +22,7 @@ import type { AgentNames } from './prepare.js';
 import { createRunScope, runWhenSynced } from './run-scope.js';
 
 export interface BootstrapPhaseInput {
-  options: Pick<SpokeAgentOptions, 'namespace' | 'hubKubeconfigSecret' | 'clusterAnnotations' | 'spokeExternalServerUrls'> & {
+  options: Pick<SpokeAgentOptions, 'namespace' | 'hubKubeconfigSecret' | 'clusterAnnotations' | 'spokeExternalServerUrls' | 'hubKubeApiQps' | 'hubKubeApiBurst'> & {
     timings: Pick<AgentTimings, 'informerResyncMs' | 'registerResyncMs' | 'cacheSyncTimeoutMs'>;
   };
   names: AgentNames;
@@ -48,7 +48,7 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
   const { options: opts, names, hub, log, clock } = i;
   let bootstrapClient: KubeClient;
   try {
-    bootstrapClient = createKubeClient({ kubeconfigPath: hub.kubeconfigFile }, { log, userAgent: i.userAgent });
+    bootstrapClient = createKubeClient({ kubeconfigPath: hub.kubeconfigFile }, { log, userAgent: i.userAgent, rateLimit: { qps: opts.hubKubeApiQps, burst: opts.hubKubeApiBurst } });
   } catch (err) {
     throw new Error(`unable to load bootstrap kubeconfig from file ${JSON.stringify(hub.kubeconfigFile)}: ${errorMessage(err)}`, { cause: err });
   }

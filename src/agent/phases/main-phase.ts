@@ -25,6 +25,8 @@ import { runWhenSynced, type RunScope } from './run-scope.js';
 
 export interface HubConnectionInput {
   hubKubeconfigFile: string;
+  /** `--hub-kube-api-qps` / `--hub-kube-api-burst`. */
+  rateLimit?: { qps: number; burst: number };
   log: Logger;
   userAgent: string;
 }
@@ -34,7 +36,7 @@ export function connectToHub(i: HubConnectionInput, scope: RunScope): KubeClient
   let hubClient: KubeClient;
   try {
     // Built from the path, so that a rotated certificate is read again.
-    hubClient = createKubeClient({ kubeconfigPath: i.hubKubeconfigFile }, { log: i.log, userAgent: i.userAgent });
+    hubClient = createKubeClient({ kubeconfigPath: i.hubKubeconfigFile }, { log: i.log, userAgent: i.userAgent, ...(i.rateLimit ? { rateLimit: i.rateLimit } : {}) });
   } catch (err) {
     throw new Error(`unable to load hub kubeconfig from file ${JSON.stringify(i.hubKubeconfigFile)}: ${errorMessage(err)}`, { cause: err });
   }

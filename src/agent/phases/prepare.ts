@@ -47,7 +47,13 @@ export interface Prepared {
 /** The clients are closed when the scope ends. Throws AgentConfigError for options no rerun can fix. */
 export async function prepare(i: PrepareInput, scope: RunScope, signal: AbortSignal): Promise<Prepared> {
   const opts = i.options;
-  const clients = buildAgentClients({ kubeconfig: opts.kubeconfig, spokeKubeconfig: opts.spokeKubeconfig, log: i.log, userAgent: i.userAgent });
+  const clients = buildAgentClients({
+    kubeconfig: opts.kubeconfig,
+    spokeKubeconfig: opts.spokeKubeconfig,
+    log: i.log,
+    userAgent: i.userAgent,
+    rateLimit: { qps: opts.kubeApiQps, burst: opts.kubeApiBurst },
+  });
   scope.onEnd(() => clients.management.close());
   if (clients.spoke !== clients.management) scope.onEnd(() => clients.spoke.close());
   const secrets = clients.management.resource<Secret>(resourceTypes.secrets, opts.namespace);
@@ -94,7 +100,7 @@ function randomAgentId(random: () => number): string {
  * (a cluster joined by hand) the agent creates it, so the hub kubeconfig secret has a home.
  * Lacking permission to do so is not fatal: saving the secret then reports the real problem.
  */
-async function ensureComponentNamespace(client: KubeClient, namespace: string, log: Logger, signal: AbortSignal): Promise<void> {
+export async function ensureComponentNamespace(client: KubeClient, namespace: string, log: Logger, signal: AbortSignal): Promise<void> {
   const namespaces = client.resource<Namespace>(resourceTypes.namespaces);
   try {
     await namespaces.get(namespace, { signal });

@@ -1,6 +1,7 @@
 // Scenario #1 of spoke-agent.md §5.1: bootstrap → CSR approved and issued → secret saved and dumped
 // → main phase; then acceptance makes the status controller report Joined, and /healthz, /metrics.
 
+import { request as httpsRequest } from 'node:https';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
@@ -15,7 +16,7 @@ import { startAgentEnv } from './fixture.js';
 test('should join after approval and acceptance, with two servers', async (t) => {
   const env = await startAgentEnv(t);
   env.decideCsrs();
-  const agent = await env.startAgent({ listen: '127.0.0.1:0', spokeExternalServerUrls: ['https://spoke.example:6443'], clusterAnnotations: { 'agent.open-cluster-management.io/a': 'b', 'other/x': 'y' } });
+  const agent = await env.startAgent({ listen: '127.0.0.1:0', serving: { tls: { minVersion: 'TLSv1.2' }, certDir: '', metricsAuth: 'none' }, spokeExternalServerUrls: ['https://spoke.example:6443'], clusterAnnotations: { 'agent.open-cluster-management.io/a': 'b', 'other/x': 'y' } });
 
   // C creates the ManagedCluster with the bootstrap credentials.
   const clusters = env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters);
@@ -58,9 +59,22 @@ test('should join after approval and acceptance, with two servers', async (t) =>
   await waitFor(async () => (await clusters.get('cluster1')).status?.conditions?.some((c) => c.type === 'ManagedClusterJoined' && c.status === 'True'), 10_000, { message: 'Joined' });
 
   // Health and metrics.
-  const health = await fetch(`${agent.healthUrl}/healthz`);
+  // Over HTTPS with the certificate made at start; the spoke admin's token-less client certificate
+  // cannot pass the delegated check, so this agent serves /metrics without it (metricsAuth: none).
+  assert.match(agent.healthUrl, /^https:/);
+  const get = (path: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = httpsRequest(`${agent.healthUrl}${path}`, { ca: agent.healthCaPem, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const health = await get('/healthz');
   assert.equal(health.status, 200);
-  const metrics = await (await fetch(`${agent.healthUrl}/metrics`)).text();
+  const metrics = (await get('/metrics')).body;
   assert.match(metrics, /ocm_agent_phase\{phase="main"\} 1/);
   assert.equal((await env.csrs('cluster1')).length, 1, 'no second CSR');
   await agent.stop();

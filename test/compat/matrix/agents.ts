@@ -64,7 +64,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
           `--cluster-name=${opts.clusterName}`,
           `--bootstrap-kubeconfig=${bootstrapPath}`,
           `--hub-kubeconfig-dir=${hubKubeconfigDir}`,
-          `--namespace=${opts.namespace}`,
+          `--component-namespace=${opts.namespace}`,
           '--listen=127.0.0.1:0',
         ])
       : {
