@@ -190,6 +190,7 @@ async function runElected(o: LoopInput, client: KubeClient, signal: AbortSignal)
       leaseDurationMs: le.leaseDurationMs,
       renewDeadlineMs: le.renewDeadlineMs,
       retryPeriodMs: le.retryPeriodMs,
+      releaseOnCancel: le.releaseOnCancel,
       log: o.log,
       clock: o.clock,
       signal: electionCtl.signal,

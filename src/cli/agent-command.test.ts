@@ -24,7 +24,7 @@ test('should apply OCM defaults', async () => {
   assert.equal(o.serving.metricsAuth, 'delegated');
   assert.deepEqual(
     { ...o.leaderElection },
-    { disabled: false, namespace: '', name: 'registration-agent-lock', leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 },
+    { disabled: false, namespace: '', name: 'registration-agent-lock', leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000, releaseOnCancel: true },
   );
   assert.deepEqual([o.kubeApiQps, o.kubeApiBurst, o.hubKubeApiQps, o.hubKubeApiBurst], [50, 100, 50, 100]);
   assert.deepEqual(o.terminateOnFiles, []);

@@ -63,6 +63,8 @@ export interface AgentLeaderElection {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
+  /** Give the lock up when the agent stops (client-go's ReleaseOnCancel); false = as a crash would. */
+  releaseOnCancel: boolean;
 }
 
 /** The health and metrics listener. */
@@ -174,6 +176,7 @@ export function defaultAgentOptions(): SpokeAgentOptions {
       leaseDurationMs: 137_000,
       renewDeadlineMs: 107_000,
       retryPeriodMs: 26_000,
+      releaseOnCancel: true,
     },
     kubeApiQps: 50,
     kubeApiBurst: 100,
