@@ -13,7 +13,7 @@ import type { Etcd } from '../infra/etcd.js';
 import { startKubeControlPlane, type KubeBinaries, type KubeControlPlane } from '../infra/kube-control-plane.js';
 import { createBootstrapToken, installHubBasics, writeTokenKubeconfig, type BootstrapToken } from './cluster-setup.js';
 import { ocmTsCommand } from './ocm-ts-cli.js';
-import { startOcmWebhook } from './ocm-webhook.js';
+import { registerAdmissionWebhooks, startOcmWebhook, waitWebhookServing, webhookServing } from './ocm-webhook.js';
 
 export type HubKind = 'ocm-ts' | 'ocm-ts@kube' | 'OCM@kube' | 'OCM@ocm-ts';
 export const HUB_KINDS: readonly HubKind[] = ['ocm-ts', 'ocm-ts@kube', 'OCM@kube', 'OCM@ocm-ts'];
@@ -120,12 +120,25 @@ export async function startHub(kind: HubKind, ctx: HubContext): Promise<Hub> {
   }
   if (kind === 'ocm-ts@kube') {
     const { cp, dir } = await startRealHub(ctx, kind, name);
+    // Our controllers and our admission webhook server in one process, as deploy/hub runs them.
+    const serving = await webhookServing(dir);
     const hub = startChild({
       name: `${name}-controllers`,
-      ...ocmTsCommand(['hub', `--kubeconfig=${cp.adminKubeconfigPath}`, '--listen=127.0.0.1:0', '--feature-gates=ManagedClusterAutoApproval=true', `--auto-approved-csr-users=${autoUsers}`]),
+      ...ocmTsCommand([
+        'hub',
+        `--kubeconfig=${cp.adminKubeconfigPath}`,
+        '--listen=127.0.0.1:0',
+        '--feature-gates=ManagedClusterAutoApproval=true',
+        `--auto-approved-csr-users=${autoUsers}`,
+        `--webhook-listen=127.0.0.1:${serving.port}`,
+        `--tls-cert-file=${serving.certFile}`,
+        `--tls-private-key-file=${serving.keyFile}`,
+      ]),
       logPath: join(dir, 'ocm-ts-hub.log'),
     });
     await hub.waitForOutput(/ocm-ts hub ready/, 60_000);
+    await registerAdmissionWebhooks(cp.admin, `https://127.0.0.1:${serving.port}`, serving.caPem);
+    await waitWebhookServing(cp.admin);
     return finishHub(kind, dir, cp.url, cp.caPem, cp.adminKubeconfigPath, ctx.signingSeconds, [() => cp.stop(), () => hub.stop()]);
   }
   if (kind === 'OCM@kube') {

@@ -58,12 +58,22 @@ export async function ensureReferenceBinaries(logDir: string, progress: (line: s
   const kubeBin = join(kubeDir, 'bin');
   const ocmBin = join(ocmDir, 'bin');
   const buildFlags = ['-trimpath', '-buildvcs=false'];
+  // What Kubernetes' own build stamps in (hack/lib/version.sh), so /version and kubectl version
+  // name the release rather than v0.0.0-master.
+  const [major, minor] = KUBE_VERSION.replace(/^v/, '').split('.');
+  const versionVars = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => [
+    `-X ${pkg}.gitVersion=${KUBE_VERSION}`,
+    `-X ${pkg}.gitMajor=${major}`,
+    `-X ${pkg}.gitMinor=${minor}`,
+    `-X ${pkg}.gitTreeState=clean`,
+  ]);
+  const kubeFlags = [...buildFlags, `-ldflags=${versionVars.join(' ')}`];
 
   if (!existsSync(join(kubeDir, 'built.stamp'))) progress(`building kube-apiserver, kube-controller-manager and kubectl ${KUBE_VERSION} (first run only, several minutes)`);
-  const kube = await cached(kubeDir, moduleDigest(kubeModuleDir), () =>
+  const kube = await cached(kubeDir, digest(moduleDigest(kubeModuleDir), ...kubeFlags), () =>
     goBuild(
       'go-build-kube',
-      ['build', ...buildFlags, '-o', `${kubeBin}/`, 'k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-controller-manager', 'k8s.io/kubernetes/cmd/kubectl'],
+      ['build', ...kubeFlags, '-o', `${kubeBin}/`, 'k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-controller-manager', 'k8s.io/kubernetes/cmd/kubectl'],
       kubeModuleDir,
       {},
       logDir,
