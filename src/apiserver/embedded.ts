@@ -39,6 +39,8 @@ export interface EmbeddedApiServerOptions {
   extraControllers?: BuiltinController[];
   /** Default TTL of certificates issued by the CSR signer (default 1 year). */
   clusterSigningDurationMs?: number;
+  /** Serve CSRs as certificates.k8s.io/v1beta1 only, like kube-apiserver before 1.19. */
+  serveV1beta1Csr?: boolean;
   /** Static bearer tokens (`--token-auth-file` CSV). */
   tokenFile?: string;
   clock?: Clock;
@@ -99,6 +101,7 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
       admission: [rbacEscalationAdmission({ authorizer }), ...csr.admission, ...(opts.admission ?? [])],
       controllers: [...csr.controllers, ...(opts.extraControllers ?? [])],
       strategies,
+      ...(opts.serveV1beta1Csr ? { csrVersion: 'v1beta1' as const } : {}),
       subresources: {
         '/serviceaccounts': [{
           name: 'token', mode: 'create', verbs: ['create'],

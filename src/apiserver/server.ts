@@ -40,6 +40,8 @@ export interface ApiServerOptions {
   strategies?: BuiltinStrategyOverrides;
   /** Extra subresources of built-ins keyed `<group>/<resource>` (serviceaccounts/token). */
   subresources?: Record<string, SubresourceDef[]>;
+  /** Serve CertificateSigningRequests as certificates.k8s.io/v1beta1 instead of v1. */
+  csrVersion?: 'v1' | 'v1beta1';
   /** Create-only resources (SubjectAccessReview, ...). */
   virtualResources?: VirtualResource[];
   /** CA bundle published as `kube-root-ca.crt` and in `kube-public/cluster-info`. */
@@ -86,7 +88,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const log = opts.log.child({ component: 'apiserver' });
   const limits = resolveConnectionLimits(opts.connectionLimits);
   const registry = new ResourceRegistry(
-    [...builtinResources(opts.strategies ?? {}, opts.subresources ?? {}), crdResource()],
+    [...builtinResources(opts.strategies ?? {}, opts.subresources ?? {}, opts.csrVersion ? { csrVersion: opts.csrVersion } : {}), crdResource()],
     opts.virtualResources ?? [],
   );
   let ready = false;

@@ -17,6 +17,7 @@ interface ApiserverCommandOptions {
   tokenAuthFile?: string;
   clusterSigningDurationMs?: number;
   ocmAdmission: boolean;
+  serveV1beta1Csr: boolean;
 }
 
 interface RawApiserverOptions {
@@ -26,6 +27,7 @@ interface RawApiserverOptions {
   tokenAuthFile?: string;
   clusterSigningDuration?: string;
   ocmAdmission?: boolean;
+  serveV1beta1Csr?: boolean;
 }
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:PORT`). */
@@ -49,6 +51,7 @@ function validateApiserverOptions(raw: RawApiserverOptions): ApiserverCommandOpt
     ...(raw.tokenAuthFile ? { tokenAuthFile: raw.tokenAuthFile } : {}),
     ...(raw.clusterSigningDuration !== undefined ? { clusterSigningDurationMs: parseDurationFlag('--cluster-signing-duration', raw.clusterSigningDuration) } : {}),
     ocmAdmission: raw.ocmAdmission === true,
+    serveV1beta1Csr: raw.serveV1beta1Csr === true,
   });
 }
 
@@ -61,6 +64,7 @@ async function runApiserver(opts: ApiserverCommandOptions): Promise<void> {
     dataDir: opts.dataDir, listen: opts.listen, log, admission,
     ...(opts.tokenAuthFile ? { tokenFile: opts.tokenAuthFile } : {}),
     ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
+    ...(opts.serveV1beta1Csr ? { serveV1beta1Csr: true } : {}),
   });
   process.stdout.write(`ocm-ts apiserver listening on ${server.url}\n`);
   log.info('admin kubeconfig', { path: server.adminKubeconfigPath });
@@ -90,6 +94,7 @@ export function registerApiserverCommand(program: Command): void {
     .option('--token-auth-file <file>', 'static bearer tokens (CSV: token,user,uid,"group1,group2")')
     .option('--cluster-signing-duration <duration>', 'lifetime of certificates the CSR signer issues (20s, 1h, or seconds; default 8760h)')
     .option('--ocm-admission', "apply OCM's ManagedCluster and ManagedClusterSetBinding admission (for OCM's own hub controller)")
+    .option('--serve-v1beta1-csr', 'serve CertificateSigningRequests as certificates.k8s.io/v1beta1 instead of v1, like kube-apiserver before 1.19')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .action(async (raw: RawApiserverOptions) => {
       await runApiserver(validateApiserverOptions(raw));

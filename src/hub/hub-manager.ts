@@ -18,6 +18,7 @@ import { setupClusterProfileLifecycleController } from './clusterprofile/lifecyc
 import { setupClusterProfileStatusController } from './clusterprofile/status-controller.js';
 import { throttledClient } from './common/throttled-client.js';
 import { CSR_DRIVER } from './registration-drivers.js';
+import { hubCsrResource } from './csr/csr-api.js';
 import type { HubLeaderElection } from './hub-lock.js';
 import { setupAddonDiscoveryController } from './addon/discovery-controller.js';
 import { setupAddonHealthCheckController } from './addon/healthcheck-controller.js';
@@ -210,6 +211,7 @@ interface RunningControllers {
 /** Starts the informers and, once their caches synced, every controller the gates enable; they stop with `signal`. */
 async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promise<RunningControllers> {
   const { client, options, clock, log, metrics } = deps;
+  const csrResource = await hubCsrResource(client, options.featureGates['V1beta1CSRAPICompatibility'] === true, signal);
   const factory = createInformerFactory(client, { log: log.child({ component: 'informer' }), clock, resyncMs: options.timings.resyncMs });
   const filtered = { labelSelector: HUB_KUBE_LABEL_SELECTOR };
   const informers: HubInformers = {
@@ -218,7 +220,7 @@ async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promis
     clusterSetBindings: factory.informerFor(resourceTypes.managedClusterSetBindings),
     addons: factory.informerFor(resourceTypes.managedClusterAddOns),
     leases: factory.informerFor(resourceTypes.leases, filtered),
-    csrs: factory.informerFor(resourceTypes.certificateSigningRequests, filtered),
+    csrs: factory.informerFor(csrResource, filtered),
     clusterRoles: factory.informerFor(resourceTypes.clusterRoles, filtered),
     clusterRoleBindings: factory.informerFor(resourceTypes.clusterRoleBindings, filtered),
     roleBindings: factory.informerFor(resourceTypes.roleBindings, filtered),
@@ -247,7 +249,7 @@ async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promis
       },
     });
   };
-  const ctx: HubContext = { client, informers, options, clock, log, newController };
+  const ctx: HubContext = { client, informers, options, clock, log, newController, csrResource };
   const gates = options.featureGates;
 
   const controllers: Controller[] = [setupManagedClusterController(ctx), setupTaintController(ctx)];

@@ -43,7 +43,8 @@ export async function chooseBootstrapHub(i: BootstrapHubInput, signal: AbortSign
     throw new AgentConfigError(`registration auth ${JSON.stringify(opts.registrationAuth)} is not supported by ocm-ts`);
   }
   if (kubeconfigFile === '') throw new AgentConfigError('bootstrap-kubeconfig is required');
-  const driver = createCsrDriver({ clusterName, agentName: agentId, expirationSeconds: opts.clientCertExpirationSeconds, log: i.log, clock: i.clock, random: i.random });
+  const driver = createCsrDriver({ clusterName, agentName: agentId, expirationSeconds: opts.clientCertExpirationSeconds, log: i.log, clock: i.clock, random: i.random,
+    v1beta1Compatibility: gateEnabled(opts, 'V1beta1CSRAPICompatibility') });
   const bootstrapCluster = loadCurrentCluster(kubeconfigFile);
   return {
     kubeconfigFile,

@@ -6,7 +6,6 @@ import { labels } from '../../api/constants.js';
 import type { CertificateSigningRequest } from '../../api/core.js';
 import { onEveryChange } from '../../client/event-handlers.js';
 import { createInformer } from '../../client/informer.js';
-import { resourceTypes } from '../../client/resource-types.js';
 import type { Informer, KubeClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -25,7 +24,7 @@ export interface ClusterCsrsInput {
 
 /** Creates the informer and points the driver at it; `watchClusterCsrs` connects it to the controller. */
 export function clusterCsrInformer(i: ClusterCsrsInput): Informer<CertificateSigningRequest> {
-  const csrs = i.hubClient.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
+  const csrs = i.driver.csrClient(i.hubClient);
   const informer = createInformer<CertificateSigningRequest>(csrs, {
     labelSelector: `${labels.clusterName}=${i.clusterName}`,
     resyncMs: i.resyncMs,

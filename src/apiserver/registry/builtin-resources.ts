@@ -90,11 +90,24 @@ function merge(base: ResourceStrategy, extra: ResourceStrategy | undefined): Res
   };
 }
 
+/** Choices of served versions. */
+export interface BuiltinVersionOptions {
+  /**
+   * The CertificateSigningRequest version served: `v1` (default), or `v1beta1` instead, as
+   * kube-apiserver before 1.19 did, to exercise clients' fallback to it.
+   */
+  csrVersion?: 'v1' | 'v1beta1';
+}
+
 /**
  * All built-in resources; `overrides` add rules (CSR identity, approval checks) per group/resource;
  * `extraSubresources` adds subresources (serviceaccounts/token), keyed the same way.
  */
-export function builtinResources(overrides: BuiltinStrategyOverrides = {}, extraSubresources: Record<string, SubresourceDef[]> = {}): ServedResource[] {
+export function builtinResources(
+  overrides: BuiltinStrategyOverrides = {},
+  extraSubresources: Record<string, SubresourceDef[]> = {},
+  versions: BuiltinVersionOptions = {},
+): ServedResource[] {
   const list: BuiltinSpec[] = [
     {
       group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, shortNames: ['ns'], nameRule: 'label',
@@ -119,7 +132,7 @@ export function builtinResources(overrides: BuiltinStrategyOverrides = {}, extra
     },
     { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, strategy: leaseStrategy, maxObjectBytes: MAX_LEASE_BYTES },
     {
-      group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest',
+      group: 'certificates.k8s.io', version: versions.csrVersion ?? 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest',
       namespaced: false, shortNames: ['csr'], nameRule: 'path', maxObjectBytes: MAX_CSR_BYTES,
       subresources: [{ name: 'approval', mode: 'strategy', verbs: SUB_VERBS }, statusSub],
     },

@@ -4,7 +4,7 @@ import type { ManagedClusterAddOn } from '../../api/addon.js';
 import type { ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding } from '../../api/cluster.js';
 import type { CertificateSigningRequest, Lease } from '../../api/core.js';
 import type { KubeObject } from '../../api/meta.js';
-import type { Controller, ControllerOptions, Informer, KubeClient } from '../../client/types.js';
+import type { Controller, ControllerOptions, Informer, KubeClient, ResourceType } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { HubOptions } from '../options.js';
@@ -36,6 +36,8 @@ export interface HubContext {
   clock: Clock;
   log: Logger;
   newController: NewController;
+  /** The CSR API in use (v1 unless the V1beta1CSRAPICompatibility gate found only v1beta1). */
+  csrResource: ResourceType;
 }
 
 /** The special key of controllers that do not derive keys from objects. */

@@ -29,7 +29,7 @@ function renewalReview(csr: CertificateSigningRequest): SubjectAccessReview {
 export function setupCsrApprovingController(ctx: HubContext): Controller {
   const { client, informers, options, clock } = ctx;
   const log = ctx.log.child({ controller: CONTROLLER_NAME });
-  const csrs = client.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
+  const csrs = client.resource<CertificateSigningRequest>(ctx.csrResource);
   const planOpts = {
     autoApproval: options.featureGates['ManagedClusterAutoApproval'] === true,
     autoApprovedUsers: options.autoApprovedCsrUsers,

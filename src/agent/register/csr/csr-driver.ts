@@ -5,11 +5,14 @@
 // swapped with setHub().
 
 import { agentUserName, clusterGroupName, labels, names } from '../../../api/constants.js';
+import type { CertificateSigningRequest } from '../../../api/core.js';
+import type { KubeClient, ResourceClient } from '../../../client/types.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
 import type { RegisterDriver } from '../driver.js';
 import { csrCreationHalted, type ExpectedSubject } from './cert-checks.js';
 import { createCsrFlow, type CsrHubAccess } from './csr-flow.js';
+import { hubCsrClient } from './csr-api-version.js';
 
 export interface CsrDriverOptions {
   clusterName: string;
@@ -20,10 +23,14 @@ export interface CsrDriverOptions {
   clock: Clock;
   /** Uniform [0,1) source for the rotation threshold. */
   random: () => number;
+  /** Gate V1beta1CSRAPICompatibility: use certificates.k8s.io/v1beta1 on a hub without v1. */
+  v1beta1Compatibility?: boolean;
 }
 
 export interface CsrDriver extends RegisterDriver {
   setHub(access: CsrHubAccess | undefined): void;
+  /** The CSR client of a hub connection, in the API version this driver uses there. */
+  csrClient(client: KubeClient): ResourceClient<CertificateSigningRequest>;
   /** Name of the CSR being waited on ('' when none). */
   pendingCsrName(): string;
   readonly subject: ExpectedSubject;
@@ -49,6 +56,7 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
     setHub(access) {
       hub = access;
     },
+    csrClient: (client) => hubCsrClient(client, o.v1beta1Compatibility === true),
     pendingCsrName: flow.pendingCsrName,
     process: flow.process,
   };
