@@ -66,6 +66,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
           `--hub-kubeconfig-dir=${hubKubeconfigDir}`,
           `--component-namespace=${opts.namespace}`,
           '--listen=127.0.0.1:0',
+          // As for OCM's agent below: a killed agent must not wait out a 137 s lock to come back.
+          '--disable-leader-election',
         ])
       : {
           command: opts.ocmRegistration,

@@ -128,6 +128,7 @@ export async function startHub(kind: HubKind, ctx: HubContext): Promise<Hub> {
         'hub',
         `--kubeconfig=${cp.adminKubeconfigPath}`,
         '--listen=127.0.0.1:0',
+        '--disable-leader-election',
         '--feature-gates=ManagedClusterAutoApproval=true',
         `--auto-approved-csr-users=${autoUsers}`,
         `--webhook-listen=127.0.0.1:${serving.port}`,
