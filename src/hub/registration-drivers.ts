@@ -16,7 +16,7 @@ export interface UnimplementedDriverFlags {
   grpcKeyFile?: string;
 }
 
-export class RegistrationDriverError extends Error {
+class RegistrationDriverError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'RegistrationDriverError';
