@@ -10,7 +10,66 @@ interface Explanation {
   reason: string;
 }
 
-const EXPLAINED: Explanation[] = [];
+const ANY = /./;
+const MESSAGE_ONLY = /^\$\.body\.(message|details\.causes\[\d+\]\.message):/;
+
+const EXPLAINED: Explanation[] = [
+  {
+    step: /: (apply|apply by another manager( with force| \(conflict\))?|get after patches)$/,
+    line: ANY,
+    reason: 'managedFields: writes other than server-side apply (create, update, patch) record no Update entry, so an apply conflicts only with other appliers',
+  },
+  {
+    step: /^error: (malformed JSON|body is not an object|wrong kind in body|wrong apiVersion in body|unknown field, strict|unsupported media type|json patch that is not a list|patch with an unknown content type|invalid timeoutSeconds|json patch test fails|invalid annotation key)|^list: invalid continue token/,
+    line: MESSAGE_ONLY,
+    reason: 'decoding and parsing errors: same code and reason, worded by our decoder rather than Go\'s (JSON, query and continue-token parsers)',
+  },
+  {
+    step: /^error: wrong field type/,
+    line: ANY,
+    reason: 'a wrongly typed field of a built-in kind is a 422 Invalid naming the field (kube-apiserver\'s Go decoder refuses the body with a 400)',
+  },
+  {
+    step: /^error: update with an unparseable resourceVersion$/,
+    line: ANY,
+    reason: 'an unparseable resourceVersion in an update is a 409 Conflict (kube-apiserver answers 500 InternalError)',
+  },
+  {
+    step: /^error: json patch on a missing path$/,
+    line: ANY,
+    reason: 'JSON patch follows RFC 6902: replace at a missing member is refused (kube-apiserver\'s JSON patch library adds it)',
+  },
+  {
+    step: /^error: unknown group/,
+    line: /^\$\.body: kube="404 page not found/,
+    reason: 'an unknown API group is a 404 Status (kube-apiserver answers 404 with a plain-text body)',
+  },
+  {
+    step: /^watch: initial events and their end bookmark$/,
+    line: ANY,
+    reason: 'watch lists (sendInitialEvents) are refused with 422, as kube-apiserver does with the WatchList feature off',
+  },
+  {
+    step: /^(watch: too old resourceVersion|list: too old resourceVersion with Exact match)/,
+    line: ANY,
+    reason: 'history is compacted on a short schedule (retention options), so an old resourceVersion is 410 Expired at once; kube-apiserver replays from its watch cache or etcd until etcd compacts (every 5 minutes)',
+  },
+  {
+    step: /^finalizer: cannot add a finalizer while deleting$/,
+    line: /^\$\.body\.details\.causes\[1\]: kube=\{.*no new finalizers can be added.* embedded=\(absent\)$/,
+    reason: 'kube-apiserver repeats the finalizer cause twice; we give it once',
+  },
+  {
+    step: /^sar: no user nor group/,
+    line: /^\$\.body\.(message|details\.kind):/,
+    reason: 'kube-apiserver leaves the kind out of this SubjectAccessReview validation error (".authorization.k8s.io \\"\\" is invalid"); we name it',
+  },
+  {
+    step: /^kubectl: get -o yaml$/,
+    line: /last-applied-configuration/,
+    reason: 'server-side apply does not rewrite kubectl\'s last-applied-configuration annotation (kube-apiserver updates it when present)',
+  },
+];
 
 export function explain(step: string, diff: string[]): string | undefined {
   const entries = EXPLAINED.filter((e) => e.step.test(step));

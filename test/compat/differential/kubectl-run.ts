@@ -44,7 +44,7 @@ export function runKubectl(run: KubectlRun): Promise<KubectlAnswer> {
 }
 
 /** Text that differs between any two servers: ages, timestamps, addresses, generated values. */
-export function normaliseKubectlText(s: string, serverUrl: string): string {
+function normaliseKubectlText(s: string, serverUrl: string): string {
   return normaliseText(s)
     .split(serverUrl).join('<server>')
     .replace(/https:\/\/127\.0\.0\.1:\d+/g, '<server>')

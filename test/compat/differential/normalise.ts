@@ -80,14 +80,3 @@ export function diffValues(kube: unknown, embedded: unknown, path = '$'): string
   if (JSON.stringify(kube) === JSON.stringify(embedded)) return [];
   return [`${path}: kube=${show(kube)} embedded=${show(embedded)}`];
 }
-
-/** Keeps only the given top-level paths of a body (dot-separated), for checks about a few fields. */
-export function pick(body: unknown, paths: string[]): unknown {
-  const out: Record<string, unknown> = {};
-  for (const p of paths) {
-    let v: unknown = body;
-    for (const part of p.split('.')) v = isRecord(v) ? v[part] : undefined;
-    out[p] = v;
-  }
-  return out;
-}

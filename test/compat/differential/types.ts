@@ -50,7 +50,7 @@ export interface KubectlStep {
 }
 
 /** A pause between steps, e.g. so that both servers' controllers have caught up. */
-export interface WaitStep {
+interface WaitStep {
   kind: 'wait';
   name: string;
   ms: number;
@@ -82,7 +82,7 @@ export interface StepResult {
   explainedBy?: string;
 }
 
-export interface ExplainedDifference {
+interface ExplainedDifference {
   step: string;
   diff: string[];
   reason: string;

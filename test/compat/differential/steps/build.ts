@@ -3,7 +3,7 @@ import type { HttpAnswer, HttpStep, NormalisedAnswer } from '../types.js';
 
 type Extra = Partial<Omit<HttpStep, 'kind' | 'name' | 'method' | 'path'>>;
 
-export const PATCH_TYPES = {
+const PATCH_TYPES = {
   json: 'application/json-patch+json',
   merge: 'application/merge-patch+json',
   strategic: 'application/strategic-merge-patch+json',

@@ -9,9 +9,9 @@ import { crudSteps } from './crud.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const NS = 'diff-crd';
-export const WIDGETS = `/apis/diff.example.com/v1/namespaces/${NS}/widgets`;
+const WIDGETS = `/apis/diff.example.com/v1/namespaces/${NS}/widgets`;
 
-export const widgetCrd = {
+const widgetCrd = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: 'widgets.diff.example.com' },
