@@ -162,4 +162,13 @@ describe('answers as kube-apiserver gives them', () => {
     assert.deepEqual(ns.json.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Status', 'Age']);
     assert.equal(ns.json.rows[0].cells[1], 'Active');
   });
+
+  it('lists built-in items without apiVersion and kind, as kube-apiserver encodes typed lists', async () => {
+    await raw.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'typed', labels: { typed: 'yes' } } } });
+    const list = await raw.request('GET', `${NS}/configmaps?labelSelector=typed`);
+    assert.equal(list.json.kind, 'ConfigMapList');
+    assert.equal(list.json.items[0].metadata.name, 'typed');
+    assert.equal('kind' in list.json.items[0], false);
+    assert.equal('apiVersion' in list.json.items[0], false);
+  });
 });

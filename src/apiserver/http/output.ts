@@ -65,7 +65,21 @@ function jsonListStream(list: ListSource, o: OutputContext): JsonArrayStream {
     const head = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata };
     return { head, arrayKey: 'items', pretty: o.pretty, elements: mapBatches(list.batches, (items) => items.map(toPartial)) };
   }
-  return { head: { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata }, arrayKey: 'items', pretty: o.pretty, elements: list.batches };
+  return { head: listHead(list, o), arrayKey: 'items', pretty: o.pretty, elements: o.served.custom ? list.batches : mapBatches(list.batches, (items) => items.map(withoutTypeMeta)) };
+}
+
+/**
+ * The items of a built-in list carry no apiVersion and kind (kube-apiserver encodes typed lists so);
+ * custom resource items keep theirs, and a custom resource list always has a continue field.
+ */
+function withoutTypeMeta(obj: KubeObject): KubeObject {
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  return rest as KubeObject;
+}
+
+function listHead(list: ListSource, o: OutputContext): Record<string, unknown> {
+  const metadata = o.served.custom ? { continue: '', ...list.metadata } : list.metadata;
+  return { apiVersion: list.apiVersion, kind: list.kind, metadata };
 }
 
 /** Sends a list, streaming its items as they are read; resolves once sent (or the client left). */
@@ -73,8 +87,8 @@ export async function sendList(res: ServerResponse, list: ListSource, o: OutputC
   setWarnings(res, o);
   if (o.format.type === 'yaml') {
     const items: KubeObject[] = [];
-    for await (const b of list.batches) items.push(...b);
-    sendJson(res, 200, { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata, items }, { yaml: true });
+    for await (const b of list.batches) items.push(...(o.served.custom ? b : b.map(withoutTypeMeta)));
+    sendJson(res, 200, { ...listHead(list, o), items }, { yaml: true });
     return;
   }
   await streamJsonArray(res, jsonListStream(list, o), { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
