@@ -8,6 +8,8 @@ test('a CRD printer column without a description is described by its path', () =
   const t = toTable([], {}, { ...base, columns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }] });
   const defs = t.columnDefinitions as Array<{ name: string; description: string }>;
   assert.equal(defs[1]?.description, 'Custom resource definition column (in JSONPath format): .spec.size');
+  // The Name column is described by ObjectMeta's current documentation, link included.
+  assert.match(defs[0]?.description ?? '', /More info: https:\/\/kubernetes\.io\/docs\/concepts\/overview\/working-with-objects\/names#names$/);
 });
 
 test('a computed column gets its cell from the object', () => {

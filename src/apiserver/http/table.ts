@@ -28,7 +28,7 @@ export function humanAge(fromIso: string | undefined, now: number): string {
   return `${Math.floor(days / 365)}y`;
 }
 
-const NAME_COL = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names', priority: 0 };
+const NAME_COL = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names', priority: 0 };
 
 function columnDefs(columns: TableOptions['columns']): Record<string, unknown>[] {
   if (!columns) {

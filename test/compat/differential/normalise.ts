@@ -47,6 +47,7 @@ function normaliseObject(o: Record<string, unknown>, generateName: string | unde
 
 function normaliseValue(v: unknown, generateName: string | undefined): unknown {
   if (Array.isArray(v)) return v.map((x) => normaliseValue(x, undefined));
+  if (typeof v === 'string' && v.startsWith('X509SHA256=')) return normaliseText(v);
   if (isRecord(v)) {
     const meta = v.metadata;
     const gen = isRecord(meta) && typeof meta.generateName === 'string' ? meta.generateName : generateName;
