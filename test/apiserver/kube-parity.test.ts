@@ -171,4 +171,10 @@ describe('answers as kube-apiserver gives them', () => {
     assert.equal('kind' in list.json.items[0], false);
     assert.equal('apiVersion' in list.json.items[0], false);
   });
+
+  it('words a malformed annotation key as kube-apiserver does', async () => {
+    const res = await raw.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'bad-annotation', annotations: { 'a/b/c': 'x' } } } });
+    assert.equal(res.status, 422);
+    assert.match(res.json.details.causes[0].message, /^Invalid value: "a\/b\/c": a valid label key must consist of alphanumeric characters/);
+  });
 });
