@@ -136,21 +136,29 @@ export async function startDemoFleet(o: DemoFleetOptions): Promise<DemoFleet> {
   const hubClient = createKubeClient({ kubeconfigPath: hub.adminKubeconfigPath });
   const bootstrapKubeconfig = await readFile(hub.bootstrapKubeconfigPath, 'utf8');
   const spokes: DemoSpoke[] = [];
+  // Every spoke part is registered here the moment it exists, so that an interruption half-way
+  // through a spoke's start (API server up, agent not yet) still closes what was started.
+  const partial: Partial<DemoSpoke>[] = [];
   const close = async (): Promise<void> => {
-    await Promise.all(spokes.map((s) => s.agent.stop()));
-    for (const s of spokes) {
-      s.client.close();
-      await s.apiserver.close();
+    await Promise.all(partial.map((s) => s.agent?.stop()));
+    for (const s of partial) {
+      s.client?.close();
+      await s.apiserver?.close();
     }
     hubClient.close();
     await hub.close();
   };
   try {
     for (let i = 1; i <= o.clusters; i++) {
+      o.signal.throwIfAborted();
       const name = `cluster${i}`;
       const dir = join(o.dataDir, name);
+      const parts: Partial<DemoSpoke> = { name };
+      partial.push(parts);
       const apiserver = await startEmbeddedApiServer({ dataDir: join(dir, 'apiserver'), listen: { host: '127.0.0.1', port: 0 }, log: o.log.child({ component: 'spoke-apiserver', cluster: name }), clock: o.clock });
+      parts.apiserver = apiserver;
       const client = createKubeClient({ kubeconfigPath: apiserver.adminKubeconfigPath });
+      parts.client = client;
       await prepareSpoke(client, name, bootstrapKubeconfig, o);
       const options = {
         ...defaultAgentOptions(),
@@ -161,6 +169,7 @@ export async function startDemoFleet(o: DemoFleetOptions): Promise<DemoFleet> {
         spokeExternalServerUrls: [apiserver.url],
       };
       const agent = await startSpokeAgent({ options, log: o.log.child({ component: 'agent', cluster: name }), clock: o.clock, defaultMetrics: false });
+      parts.agent = agent;
       spokes.push({ name, apiserver, client, agent });
       o.say(`${name}: spoke API server at ${apiserver.url}, agent started`);
     }

@@ -10,7 +10,7 @@ import type { Clock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
 import { acceptCluster } from './accept.js';
 import { prepareDemoDir, startDemoFleet, type DemoFleet } from './demo-fleet.js';
-import { isReady, renderFleet, type FleetRowInput } from './fleet-table.js';
+import { createFleetView, isReady, type FleetRowInput } from './fleet-table.js';
 
 export interface DemoOptions {
   dataDir: string;
@@ -45,7 +45,18 @@ export async function runDemo(o: DemoOptions): Promise<void> {
   const log = createLogger({ level: 'info', write: (line) => logStream.write(line + '\n') });
   const say = (line: string): void => void o.out.write(`${line}\n`);
   say(`ocm-ts demo: 1 hub and ${o.clusters} spoke clusters in ${o.dataDir} (component logs: ${logFile})`);
-  const fleet = await startDemoFleet({ dataDir: o.dataDir, clusters: o.clusters, log, clock: o.clock, signal: o.signal, say });
+  const closeLog = (): Promise<void> => new Promise<void>((resolve) => logStream.end(resolve));
+  let fleet: DemoFleet;
+  try {
+    fleet = await startDemoFleet({ dataDir: o.dataDir, clusters: o.clusters, log, clock: o.clock, signal: o.signal, say });
+  } catch (err) {
+    // startDemoFleet closes whatever it had started before rethrowing.
+    await closeLog();
+    if (!o.signal.aborted) throw err;
+    say('stopped');
+    return;
+  }
+  const view = createFleetView({ tty: o.out.isTTY === true });
   try {
     await Promise.all(
       fleet.spokes.map((s) =>
@@ -60,9 +71,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
         say(`fleet ready: ${ready}/${rows.length} clusters accepted, joined and available`);
         announced = true;
       }
-      const table = renderFleet(rows, o.clock.now());
-      if (o.out.isTTY) o.out.write('\x1b[2J\x1b[H');
-      o.out.write(`\n${new Date(o.clock.now()).toISOString()}  hub ${fleet.hub.url}  ${ready}/${rows.length} ready  (Ctrl-C to stop)\n${table}`);
+      o.out.write(view({ rows, now: o.clock.now(), hubUrl: fleet.hub.url }));
       await o.clock.sleep(o.refreshMs, o.signal).catch(() => undefined);
     }
   } catch (err) {
@@ -70,7 +79,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
   } finally {
     say('stopping the fleet...');
     await fleet.close();
-    await new Promise<void>((resolve) => logStream.end(resolve));
+    await closeLog();
     say('stopped');
   }
 }

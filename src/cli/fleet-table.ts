@@ -35,7 +35,7 @@ function fleetRow(r: FleetRowInput, now: number): string[] {
   ];
 }
 
-export function renderFleet(rows: FleetRowInput[], now: number): string {
+function renderFleet(rows: FleetRowInput[], now: number): string {
   return renderTable(HEADERS, rows.map((r) => fleetRow(r, now)));
 }
 
@@ -46,4 +46,54 @@ export function isReady(c: ManagedCluster | undefined): boolean {
     findCondition(c.status?.conditions, conditionTypes.joined)?.status === 'True' &&
     findCondition(c.status?.conditions, conditionTypes.available)?.status === 'True'
   );
+}
+
+/** ANSI: cursor home, then clear to the end of the screen (what `watch` does before each frame). */
+const HOME_AND_CLEAR = '\x1b[H\x1b[J';
+
+export interface FleetFrameInput {
+  rows: FleetRowInput[];
+  now: number;
+  hubUrl: string;
+}
+
+/**
+ * What the demo writes at each refresh. On a terminal, the whole table redrawn in place. Elsewhere
+ * (a pipe, a file, a CI log), only what changed since the last refresh, one line per change, so the
+ * output stays readable as a log: a line per cluster whose state changed and a summary line when
+ * the count of ready clusters changed. Lease age is left out of the comparison: it changes at every
+ * refresh.
+ */
+export function createFleetView(opts: { tty: boolean }): (input: FleetFrameInput) => string {
+  const lastState = new Map<string, string>();
+  let lastReady = -1;
+  return ({ rows, now, hubUrl }) => {
+    const ready = rows.filter((r) => isReady(r.cluster)).length;
+    if (opts.tty) {
+      const header = `${new Date(now).toISOString()}  hub ${hubUrl}  ${ready}/${rows.length} ready  (Ctrl-C to stop)`;
+      return `${HOME_AND_CLEAR}${header}\n\n${renderFleet(rows, now)}`;
+    }
+    let out = '';
+    for (const r of rows) {
+      const state = rowState(r);
+      if (lastState.get(r.name) === state) continue;
+      lastState.set(r.name, state);
+      out += `${r.name}: ${state}\n`;
+    }
+    if (ready !== lastReady) {
+      lastReady = ready;
+      out += `${new Date(now).toISOString()}  ${ready}/${rows.length} ready\n`;
+    }
+    return out;
+  };
+}
+
+function rowState(r: FleetRowInput): string {
+  return [
+    `accepted=${r.cluster ? String(r.cluster.spec?.hubAcceptsClient ?? false) : '-'}`,
+    `joined=${cond(r.cluster, conditionTypes.joined)}`,
+    `available=${cond(r.cluster, conditionTypes.available)}`,
+    `clock-synced=${cond(r.cluster, conditionTypes.clockSynced)}`,
+    `agent=${r.agentPhase}`,
+  ].join(' ');
 }
