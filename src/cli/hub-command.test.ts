@@ -64,6 +64,16 @@ test('should accept every argument of the cluster-manager operator template', as
   }
 });
 
+test('should run the importer under --feature-gates=ClusterImporter=true with its flags', async () => {
+  const o = await parse([...OPERATOR_TEMPLATE_ARGS, '--feature-gates=ClusterImporter=true', '--hub-apiserver-url=https://hub.example.com:6443', '--namespace=ocm-hub']);
+  assert.equal(o.hub.featureGates['ClusterImporter'], true);
+  assert.deepEqual(o.hub.importer.renderers, ['render-auto', 'render-from-config-secret']);
+  assert.equal(o.hub.importer.agentImage, 'quay.io/open-cluster-management/registration-operator:latest');
+  assert.equal(o.hub.importer.hubApiServerUrl, 'https://hub.example.com:6443');
+  assert.equal(o.hub.importer.operatorNamespace, 'ocm-hub');
+  assert.ok(!o.warnings.some((w) => w.includes('ClusterImporter')), o.warnings.join('\n'));
+});
+
 test('should default to OCM: HTTPS health on 0.0.0.0:8443, leader election with OCM lock and timings, QPS 50 burst 100', async () => {
   const o = await parse([`--kubeconfig=${kubeconfig}`, '--namespace=ocm-hub']);
   assert.equal(o.listen, '0.0.0.0:8443');
@@ -95,7 +105,8 @@ test('should take the generic flags of OCM controllers', async () => {
 const refused: [string, string[], RegExp][] = [
   ['awsirsa', ['--enabled-registration-drivers=csr,awsirsa'], /^--enabled-registration-drivers: awsirsa needs AWS/],
   ['grpc', ['--enabled-registration-drivers=grpc'], /^--enabled-registration-drivers: grpc is not implemented/],
-  ['ClusterImporter', ['--feature-gates=ClusterImporter=true'], /^--feature-gates: ClusterImporter is not implemented/],
+  ['an unknown import renderer', ['--feature-gates=ClusterImporter=true', '--import-renderers=render-auto,helm'], /^--import-renderers: unknown importer renderer helm/],
+  ['a bootstrap service account without namespace', ['--feature-gates=ClusterImporter=true', '--bootstrap-serviceaccount=agent-registration-bootstrap'], /^--bootstrap-serviceaccount must be NAMESPACE\/NAME/],
   ['TLS version', ['--tls-min-version=VersionTLS10'], /^--tls-min-version: unsupported TLS version "VersionTLS10"/],
   ['cipher', ['--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA'], /^--tls-cipher-suites: unsupported cipher suite/],
   ['qps', ['--kube-api-qps=0'], /^--kube-api-qps must be a positive number/],

@@ -93,6 +93,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
       ...(raw.gcResourceList ? { gcResourceList: raw.gcResourceList } : {}),
       ...(ocm.enabledRegistrationDrivers ? { enabledRegistrationDrivers: ocm.enabledRegistrationDrivers } : {}),
       unimplementedDriverFlags: ocm.unimplementedDriverFlags,
+      importer: ocm.importer,
     }));
   } catch (err) {
     if (err instanceof HubOptionsError || err instanceof FeatureGateError) throw new CliUsageError(err.message);

@@ -1,6 +1,6 @@
 // The flags of OCM's `registration controller` that `ocm-ts hub` takes beside its own, so that the
 // cluster-manager operator's Deployment arguments work unchanged: the registration drivers and
-// their settings, the importer's settings, leader election, client throttling and the TLS of the
+// their settings, the cluster importer's settings, leader election, client throttling and the TLS of the
 // health endpoint. Values ocm-ts cannot honour are refused with one line naming the flag.
 
 import { randomBytes } from 'node:crypto';
@@ -9,6 +9,7 @@ import { Option, type Command } from 'commander';
 import { validateLeaderElectionTimings } from '../client/leader-election.js';
 import { serviceAccountNamespace } from '../client/in-cluster.js';
 import { DEFAULT_HUB_NAMESPACE, HUB_LOCK_DEFAULTS, type HubLeaderElection } from '../hub/hub-lock.js';
+import type { ImporterOptionsInput } from '../hub/importer/importer-options.js';
 import type { UnimplementedDriverFlags } from '../hub/registration-drivers.js';
 import { errorMessage } from '../util/errors.js';
 import { parseTlsServingFlags, type TlsServingFlags } from '../util/tls-flags.js';
@@ -44,6 +45,8 @@ export interface OcmHubFlags {
   /** undefined = OCM's default (csr). */
   enabledRegistrationDrivers?: string[];
   unimplementedDriverFlags: UnimplementedDriverFlags;
+  /** The importer's flags, validated with the hub options (they depend on the ClusterImporter gate). */
+  importer: ImporterOptionsInput;
   /** undefined with --disable-leader-election. */
   leaderElection?: HubLeaderElection;
   throttle: { qps: number; burst: number };
@@ -66,11 +69,11 @@ export function addOcmHubFlags(cmd: Command): Command {
     .addOption(opt('--grpc-ca-file <file>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
     .addOption(opt('--grpc-key-file <file>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
     .addOption(opt('--grpc-signing-duration <d>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
-    .addOption(opt('--hub-apiserver-url <url>', 'cluster importer only: ignored, as ClusterImporter is refused').hideHelp())
-    .addOption(opt('--agent-image <image>', 'cluster importer only: ignored, as ClusterImporter is refused').hideHelp())
-    .addOption(opt('--bootstrap-serviceaccount <ns/name>', 'cluster importer only: ignored, as ClusterImporter is refused').hideHelp())
-    .addOption(opt('--import-renderers <renderers>', 'cluster importer only: ignored, as ClusterImporter is refused', splitList).hideHelp())
-    .addOption(opt('--image-pull-secret-name <name>', 'cluster importer only: ignored, as ClusterImporter is refused').hideHelp())
+    .addOption(opt('--hub-apiserver-url <url>', 'importer (gate ClusterImporter): hub URL in the bootstrap kubeconfig of imported clusters (default: kube-public/cluster-info)'))
+    .addOption(opt('--agent-image <image>', 'importer: image of the agent installed on imported clusters (default: the chart values\' image, else ocm-ts:latest)'))
+    .addOption(opt('--bootstrap-serviceaccount <ns/name>', 'importer: service account whose token the imported agents bootstrap with (default open-cluster-management/agent-registration-bootstrap)'))
+    .addOption(opt('--import-renderers <renderers>', 'importer: ordered render-auto, render-from-config-secret (default render-from-config-secret; empty = render-auto)', splitList))
+    .addOption(opt('--image-pull-secret-name <name>', 'importer: pull secret in the hub namespace copied to imported clusters (default open-cluster-management-image-pull-credentials)'))
     .option('--disable-leader-election', 'run the controllers at once instead of only while holding the Lease registration-controller-lock')
     .option('--leader-election-lease-duration <d>', 'how long a stopped leader keeps the lock (default 137s)')
     .option('--leader-election-renew-deadline <d>', 'the leader gives up when it could not renew for this long (default 107s)')
@@ -130,9 +133,18 @@ export function resolveOcmHubFlags(raw: OcmHubFlagsRaw, opts: { needsLock: boole
     ...(raw.grpcCaFile !== undefined ? { grpcCaFile: raw.grpcCaFile } : {}),
     ...(raw.grpcKeyFile !== undefined ? { grpcKeyFile: raw.grpcKeyFile } : {}),
   };
+  const importer: ImporterOptionsInput = {
+    ...(raw.hubApiserverUrl !== undefined ? { hubApiServerUrl: raw.hubApiserverUrl } : {}),
+    ...(raw.agentImage !== undefined ? { agentImage: raw.agentImage } : {}),
+    ...(raw.bootstrapServiceaccount !== undefined ? { bootstrapServiceAccount: raw.bootstrapServiceaccount } : {}),
+    ...(raw.importRenderers !== undefined ? { renderers: raw.importRenderers } : {}),
+    ...(raw.imagePullSecretName !== undefined ? { imagePullSecretName: raw.imagePullSecretName } : {}),
+    operatorNamespace: namespace === '' ? DEFAULT_HUB_NAMESPACE : namespace,
+  };
   return {
     ...(raw.enabledRegistrationDrivers !== undefined ? { enabledRegistrationDrivers: raw.enabledRegistrationDrivers } : {}),
     unimplementedDriverFlags: unimplemented,
+    importer,
     ...(opts.needsLock && !raw.disableLeaderElection
       ? { leaderElection: { namespace: namespace === '' ? DEFAULT_HUB_NAMESPACE : namespace, name: HUB_LOCK_DEFAULTS.name, identity: leaderIdentity(), ...timings } }
       : {}),

@@ -27,6 +27,8 @@ import type { HubContext, HubInformers, NewController } from './common/context.j
 import { countingClient } from './common/counting-client.js';
 import { setupCsrApprovingController } from './csr/csr-approving-controller.js';
 import { setupGcController } from './gc/gc-controller.js';
+import { loadAgentTemplate } from './importer/agent-manifests.js';
+import { setupClusterImporter } from './importer/importer-controller.js';
 import { setupTaintController } from './taint/taint-controller.js';
 import { setupClockSyncController } from './lease/clock-sync-controller.js';
 import { setupLeaseController } from './lease/lease-controller.js';
@@ -272,6 +274,7 @@ async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promis
     controllers.push(setupClusterProfileLifecycleController(ctx, profiles), setupClusterProfileStatusController(ctx, profiles));
   }
   if (gates['ResourceCleanup']) controllers.push(setupGcController(ctx));
+  if (gates['ClusterImporter']) controllers.push(setupClusterImporter(ctx, { options: options.importer, template: loadAgentTemplate() }));
 
   factory.start(signal);
   const synced = await waitForCacheSync([factory], { signal, clock, timeoutMs: deps.cacheSyncTimeoutMs, what: 'hub informer' });

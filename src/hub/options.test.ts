@@ -30,12 +30,11 @@ test('resolveHubOptions: defaults, gates, --auto-approved-csr-users replaces the
   assert.ok(Object.isFrozen(d));
 });
 
-test('resolveHubOptions: csr is the only driver; awsirsa, grpc and ClusterImporter are refused naming the flag', () => {
+test('resolveHubOptions: csr is the only driver; awsirsa and grpc are refused naming the flag', () => {
   assert.deepEqual(resolveHubOptions().options.registrationDrivers, ['csr']);
   assert.deepEqual(resolveHubOptions({ enabledRegistrationDrivers: ['csr'] }).options.registrationDrivers, ['csr']);
   assert.throws(() => resolveHubOptions({ enabledRegistrationDrivers: ['csr', 'awsirsa'] }), /^HubOptionsError: --enabled-registration-drivers: awsirsa needs AWS/);
   assert.throws(() => resolveHubOptions({ enabledRegistrationDrivers: ['grpc'] }), /--enabled-registration-drivers: grpc is not implemented/);
-  assert.throws(() => resolveHubOptions({ featureGates: ['ClusterImporter=true'] }), /--feature-gates: ClusterImporter is not implemented/);
   // unknown drivers are skipped as OCM skips them, with a warning
   const r = resolveHubOptions({ enabledRegistrationDrivers: ['csr', 'kerberos'] });
   assert.deepEqual(r.options.registrationDrivers, ['csr']);
@@ -44,4 +43,19 @@ test('resolveHubOptions: csr is the only driver; awsirsa, grpc and ClusterImport
   const w = resolveHubOptions({ unimplementedDriverFlags: { hubClusterArn: 'arn:aws:eks:us-west-2:1:cluster/hub', autoApprovedGrpcUsers: ['u'] } }).warnings.join('\n');
   assert.match(w, /--hub-cluster-arn ignored/);
   assert.match(w, /--auto-approved-grpc-users ignored/);
+});
+
+test('resolveHubOptions: ClusterImporter is accepted, with the importer settings validated and defaulted as OCM', () => {
+  const on = resolveHubOptions({ featureGates: ['ClusterImporter=true'], importer: { renderers: ['render-auto'], agentImage: 'reg/ocm-ts:1' } });
+  assert.equal(on.options.featureGates['ClusterImporter'], true);
+  assert.deepEqual(on.options.importer.renderers, ['render-auto']);
+  assert.equal(on.options.importer.agentImage, 'reg/ocm-ts:1');
+  assert.deepEqual(on.warnings, []);
+  const d = resolveHubOptions().options.importer;
+  assert.deepEqual(d.renderers, ['render-from-config-secret']);
+  assert.deepEqual(d.bootstrapServiceAccount, { namespace: 'open-cluster-management', name: 'agent-registration-bootstrap' });
+  assert.equal(d.imagePullSecretName, 'open-cluster-management-image-pull-credentials');
+  assert.throws(() => resolveHubOptions({ featureGates: ['ClusterImporter=true'], importer: { renderers: ['render-magic'] } }), /^HubOptionsError: --import-renderers: unknown importer renderer render-magic/);
+  // with the gate off the settings do nothing, and a warning says so
+  assert.match(resolveHubOptions({ importer: { agentImage: 'x' } }).warnings.join('\n'), /--agent-image ignored: the ClusterImporter feature gate is off/);
 });

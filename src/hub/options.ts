@@ -2,6 +2,7 @@
 
 import { HUB_FEATURE_DEFAULTS, parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { ResourceType } from '../client/types.js';
+import { resolveImporterOptions, type ImporterOptions, type ImporterOptionsInput } from './importer/importer-options.js';
 import { resolveRegistrationDrivers, type UnimplementedDriverFlags } from './registration-drivers.js';
 
 const DEFAULT_GC_RESOURCE_LIST: readonly string[] = [
@@ -19,6 +20,8 @@ export interface HubOptions {
   gcResources: readonly ResourceType[];
   /** `--enabled-registration-drivers` once validated: `csr`, or nothing. */
   registrationDrivers: readonly string[];
+  /** The cluster importer's settings (used with the ClusterImporter gate). */
+  importer: Readonly<ImporterOptions>;
   timings: HubTimings;
 }
 
@@ -85,6 +88,8 @@ export interface HubOptionsInput {
   enabledRegistrationDrivers?: readonly string[];
   /** Flags of the drivers ocm-ts does not run: warned about when given. */
   unimplementedDriverFlags?: UnimplementedDriverFlags;
+  /** `--hub-apiserver-url`, `--agent-image`, `--bootstrap-serviceaccount`, `--import-renderers`, `--image-pull-secret-name`. */
+  importer?: ImporterOptionsInput;
   timings?: Partial<HubTimings>;
 }
 
@@ -100,10 +105,14 @@ export function resolveHubOptions(input: HubOptionsInput = {}): { options: Reado
   const gc = parseGcResourceList(input.gcResourceList ?? DEFAULT_GC_RESOURCE_LIST);
   for (const bad of gc.invalid) warnings.push(`invalid gc resource ${JSON.stringify(bad)}: expected group/version/resource; skipped`);
   let drivers: readonly string[];
+  let importer: Readonly<ImporterOptions>;
   try {
-    const r = resolveRegistrationDrivers(input.enabledRegistrationDrivers, input.unimplementedDriverFlags ?? {}, gates);
+    const r = resolveRegistrationDrivers(input.enabledRegistrationDrivers, input.unimplementedDriverFlags ?? {});
     drivers = r.drivers;
     warnings.push(...r.warnings);
+    const i = resolveImporterOptions(input.importer ?? {}, gates['ClusterImporter'] === true);
+    importer = i.options;
+    warnings.push(...i.warnings);
   } catch (err) {
     throw new HubOptionsError(err instanceof Error ? err.message : String(err));
   }
@@ -117,6 +126,7 @@ export function resolveHubOptions(input: HubOptionsInput = {}): { options: Reado
     labels: Object.freeze(labels),
     gcResources: Object.freeze(gc.resources),
     registrationDrivers: drivers,
+    importer,
     timings: Object.freeze(timings),
   };
   return { options: Object.freeze(options), warnings };

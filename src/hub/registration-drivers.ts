@@ -2,8 +2,6 @@
 // implements the CSR driver only: naming `awsirsa` or `grpc` is refused at start-up rather than
 // silently running a hub that can never accept those clusters. Pure.
 
-import type { FeatureGates } from '../api/feature-gates.js';
-
 export const CSR_DRIVER = 'csr';
 
 /** The flags of drivers and features ocm-ts does not implement, as OCM's hub takes them. */
@@ -30,17 +28,13 @@ const REFUSED: Readonly<Record<string, string>> = {
 
 /**
  * The enabled drivers (OCM's default: csr). Unknown names are skipped as OCM skips them, with a
- * warning; `awsirsa`, `grpc` and the `ClusterImporter` gate are refused.
+ * warning; `awsirsa` and `grpc` are refused.
  */
 export function resolveRegistrationDrivers(
   drivers: readonly string[] | undefined,
   flags: UnimplementedDriverFlags,
-  gates: FeatureGates,
 ): { drivers: readonly string[]; warnings: string[] } {
   const warnings: string[] = [];
-  if (gates['ClusterImporter']) {
-    throw new RegistrationDriverError('--feature-gates: ClusterImporter is not implemented by ocm-ts (no Cluster API importer); leave it off');
-  }
   const wanted = (drivers ?? [CSR_DRIVER]).map((d) => d.trim()).filter((d) => d !== '');
   const enabled: string[] = [];
   for (const d of wanted) {
