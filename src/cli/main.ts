@@ -11,6 +11,7 @@ import { registerGetCommand } from './get-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerWebhookCommand } from './webhook-command.js';
 import { CliUsageError } from './usage-error.js';
+import { rewriteRegistrationArgs } from './registration-aliases.js';
 import { errorMessage } from '../util/errors.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -27,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
   registerDemoCommand(program);
   registerWebhookCommand(program);
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(rewriteRegistrationArgs(argv), { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
