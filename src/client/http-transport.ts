@@ -44,8 +44,12 @@ export function createTransport(opts: TransportOptions): Transport {
     send(s: SendOptions): Promise<IncomingMessage> {
       const cfg = opts.source.current();
       const url = new URL(cfg.server + s.path);
-      const headers: Record<string, string> = { 'User-Agent': opts.userAgent, Accept: 'application/json' };
+      const headers: Record<string, string | string[]> = { 'User-Agent': opts.userAgent, Accept: 'application/json' };
       if (cfg.token) headers.Authorization = `Bearer ${cfg.token}`;
+      if (cfg.impersonate) {
+        headers['Impersonate-User'] = cfg.impersonate.user;
+        if (cfg.impersonate.groups?.length) headers['Impersonate-Group'] = [...cfg.impersonate.groups];
+      }
       if (s.body !== undefined) {
         headers['Content-Type'] = s.contentType ?? 'application/json';
         headers['Content-Length'] = String(Buffer.byteLength(s.body));

@@ -22,6 +22,8 @@ export interface ClientConfig {
   contextName: string;
   /** Namespace of the selected context, when set. */
   namespace?: string;
+  /** Act as this identity (`Impersonate-User`/`Impersonate-Group`); the server authorises it. */
+  impersonate?: { user: string; groups?: readonly string[] };
 }
 
 export interface LoadKubeconfigOptions {
