@@ -14,6 +14,8 @@ WORKDIR /app
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY --from=build /src/manifests ./manifests
+# The agent manifest: the hub's cluster importer installs it on imported clusters.
+COPY deploy/agent ./deploy/agent
 COPY package.json ./
 USER 65532:65532
 ENTRYPOINT ["node", "/app/dist/cli/main.js"]

@@ -7,7 +7,7 @@ import { rfc3339 } from '../api/conditions.js';
 import type { ClusterRole, ClusterRoleBinding, Secret } from '../api/core.js';
 import { ocmAdmissionPlugins } from '../apiserver/admission/index.js';
 import { startEmbeddedApiServer, type ListenAddress } from '../apiserver/embedded.js';
-import { writeKubeconfig } from '../apiserver/pki/index.js';
+import { writeKubeconfig, type Pki } from '../apiserver/pki/index.js';
 import { createKubeClient, isAlreadyExists } from '../client/index.js';
 import { resourceTypes } from '../client/resource-types.js';
 import type { KubeClient } from '../client/types.js';
@@ -45,6 +45,8 @@ export interface EmbeddedHub {
   /** The controllers' own least-privilege identity (client certificate). */
   hubControllerKubeconfigPath: string;
   bootstrapTokenExpiresAt: string;
+  /** The API server's CA, serving certificate and client CA (the dashboard serves with them). */
+  pki: Pki;
   manager: HubManager;
   close(): Promise<void>;
 }
@@ -116,7 +118,8 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
     const expires = rfc3339(new Date(tok.expiresAtMs));
     log.info(tok.reused ? 'reusing bootstrap token' : 'created bootstrap token', { expiresAt: expires, path: bootstrapKubeconfigPath });
     // The controllers run as their own identity with only the permissions they use.
-    await createOrUpdate(client, hubControllerClusterRole(), opts.signal);
+    const importer = opts.hubOptions.featureGates['ClusterImporter'] ? { clusterImporter: { bootstrapServiceAccount: opts.hubOptions.importer.bootstrapServiceAccount.name } } : {};
+    await createOrUpdate(client, hubControllerClusterRole(importer), opts.signal);
     await createOrUpdate(client, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
@@ -135,6 +138,7 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
       bootstrapKubeconfigPath,
       hubControllerKubeconfigPath,
       bootstrapTokenExpiresAt: expires,
+      pki: server.pki,
       manager,
       async close() {
         await manager.done;

@@ -174,8 +174,17 @@ function sameMap(a: Record<string, string>, b: Record<string, string>): boolean 
  */
 export const HUB_CONTROLLER_CLUSTER_ROLE = 'open-cluster-management:ocm-ts:hub-controller';
 export const HUB_CONTROLLER_USER = 'ocm-ts:hub-controller';
-export function hubControllerClusterRole(): ClusterRole {
+export function hubControllerClusterRole(opts: { clusterImporter?: { bootstrapServiceAccount: string } } = {}): ClusterRole {
   const rw = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+  // The importer (gate ClusterImporter) reads Cluster API Clusters and their kubeconfig Secrets (in
+  // any namespace: Cluster API chooses it), hub ConfigMaps and pull Secret, and mints bootstrap tokens.
+  const importer: PolicyRule[] = opts.clusterImporter
+    ? [
+        { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] },
+        { apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: [opts.clusterImporter.bootstrapServiceAccount], verbs: ['create'] },
+      ]
+    : [];
   return {
     apiVersion: RBAC_API,
     kind: 'ClusterRole',
@@ -203,6 +212,7 @@ export function hubControllerClusterRole(): ClusterRole {
       // ClusterProfiles (gate ClusterProfile): one per cluster and consumer namespace.
       { apiGroups: ['multicluster.x-k8s.io'], resources: ['clusterprofiles'], verbs: rw },
       { apiGroups: ['multicluster.x-k8s.io'], resources: ['clusterprofiles/status'], verbs: ['patch', 'update'] },
+      ...importer,
     ],
   };
 }
