@@ -20,6 +20,7 @@ import { createLogger, type LogLevel } from '../util/logger.js';
 import { parseListenAddress, ServingConfigError } from '../util/secure-serving.js';
 import { parseTlsServingFlags, TlsFlagError } from '../util/tls-flags.js';
 import { LeaderElectionConfigError, validateLeaderElectionTimings } from '../client/leader-election.js';
+import type { SpokeAgentHandle } from '../agent/spoke-agent.js';
 import { CliUsageError } from './usage-error.js';
 
 /**
@@ -382,32 +383,39 @@ function checkAgentFiles(opts: SpokeAgentOptions): void {
   }
 }
 
+/**
+ * Runs the agent in this process until SIGINT/SIGTERM (exit 0) or its own failure (thrown).
+ * `onStarted` sees the running agent (its health URL). Shared by `agent` and `join`.
+ */
+export async function runAgentInForeground(opts: SpokeAgentOptions, level: LogLevel, onStarted?: (handle: SpokeAgentHandle) => void): Promise<void> {
+  checkAgentFiles(opts);
+  const log = createLogger({ level, fields: { component: 'registration-agent' } });
+  const ctl = new AbortController();
+  const onSignal = (sig: NodeJS.Signals): void => {
+    log.info('received signal, stopping', { signal: sig });
+    ctl.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  // Keep the event loop alive while the agent waits on aborts (its timers are unref'd).
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    // Loaded only when the command runs: `ocm-ts --help` and other commands stay light.
+    const { startSpokeAgent } = await import('../agent/spoke-agent.js');
+    const handle = await startSpokeAgent({ options: opts, log });
+    ctl.signal.addEventListener('abort', () => void handle.stop(), { once: true });
+    onStarted?.(handle);
+    const code = await handle.done;
+    if (code !== 0) throw new Error(handle.status().lastError ?? `registration agent exited with code ${code}${opts.exitOnRestart ? ' (--exit-on-restart)' : ''}`);
+  } finally {
+    clearInterval(keepAlive);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
 export function registerAgentCommand(program: Command): void {
-  const cmd = buildAgentCommand(async (opts, level) => {
-      checkAgentFiles(opts);
-      const log = createLogger({ level, fields: { component: 'registration-agent' } });
-      const ctl = new AbortController();
-      const onSignal = (sig: NodeJS.Signals): void => {
-        log.info('received signal, stopping', { signal: sig });
-        ctl.abort();
-      };
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      // Keep the event loop alive while the agent waits on aborts (its timers are unref'd).
-      const keepAlive = setInterval(() => {}, 1 << 30);
-      try {
-        // Loaded only when the command runs: `ocm-ts --help` and other commands stay light.
-        const { startSpokeAgent } = await import('../agent/spoke-agent.js');
-        const handle = await startSpokeAgent({ options: opts, log });
-        ctl.signal.addEventListener('abort', () => void handle.stop(), { once: true });
-        const code = await handle.done;
-        if (code !== 0) throw new Error(handle.status().lastError ?? `registration agent exited with code ${code}${opts.exitOnRestart ? ' (--exit-on-restart)' : ''}`);
-      } finally {
-        clearInterval(keepAlive);
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-    });
+  const cmd = buildAgentCommand((opts, level) => runAgentInForeground(opts, level));
   // addCommand() does not inherit exitOverride/output settings the way command() does.
   cmd.copyInheritedSettings(program);
   program.addCommand(cmd);

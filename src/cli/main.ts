@@ -5,8 +5,10 @@ import 'reflect-metadata';
 import { Command, CommanderError } from 'commander';
 import { registerApiserverCommand } from './apiserver-command.js';
 import { registerHubCommand } from './hub-command.js';
+import { registerHubTokenCommand } from './hub-token-command.js';
 import { registerAgentCommand } from './agent-command.js';
 import { registerAcceptCommand } from './accept-command.js';
+import { registerJoinCommand } from './join-command.js';
 import { registerGetCommand } from './get-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerWebhookCommand } from './webhook-command.js';
@@ -19,10 +21,14 @@ export async function main(argv: string[]): Promise<number> {
     .description('Open Cluster Management cluster registration: hub, agent and an embedded Kubernetes API server')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // Options belong to the command they follow: `hub token --kubeconfig X` is token's, not hub's.
+    .enablePositionalOptions();
   registerApiserverCommand(program);
   registerHubCommand(program);
+  registerHubTokenCommand(program.commands.find((c) => c.name() === 'hub')!);
   registerAgentCommand(program);
+  registerJoinCommand(program);
   registerAcceptCommand(program);
   registerGetCommand(program);
   registerDemoCommand(program);
