@@ -31,7 +31,7 @@ describe('apiserver bad input', () => {
   const cases: { name: string; method: string; path: string; body?: string | object; headers?: Record<string, string>; code: number; reason: string; message?: RegExp }[] = [
     { name: 'malformed JSON', method: 'POST', path: CM, body: '{"metadata":', code: 400, reason: 'BadRequest' },
     { name: 'malformed YAML', method: 'POST', path: CM, body: 'a: [b', headers: { 'content-type': 'application/yaml' }, code: 400, reason: 'BadRequest' },
-    { name: 'protobuf body', method: 'POST', path: CM, body: 'x', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' }, code: 415, reason: 'UnsupportedMediaType' },
+    { name: 'garbage protobuf body', method: 'POST', path: CM, body: 'x', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' }, code: 400, reason: 'BadRequest' },
     { name: 'unknown resource', method: 'GET', path: '/api/v1/widgets', code: 404, reason: 'NotFound', message: /^the server could not find the requested resource$/ },
     { name: 'unknown group', method: 'GET', path: '/apis/nope.example.com/v1', code: 404, reason: 'NotFound' },
     { name: 'bad name', method: 'POST', path: CM, body: { metadata: { name: 'Bad_Name' } }, code: 422, reason: 'Invalid', message: /^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/ },

@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
+import { protobufEnvelope } from '../helpers/protobuf-encode.js';
 import { rawClient, type RawClient } from '../helpers/raw-client.js';
 
 const NS = '/api/v1/namespaces/default';
@@ -176,5 +177,22 @@ describe('answers as kube-apiserver gives them', () => {
     const res = await raw.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'bad-annotation', annotations: { 'a/b/c': 'x' } } } });
     assert.equal(res.status, 422);
     assert.match(res.json.details.causes[0].message, /^Invalid value: "a\/b\/c": a valid label key must consist of alphanumeric characters/);
+  });
+
+  it('accepts request bodies in protobuf, as kubectl 1.34 sends them for built-in kinds', async () => {
+    const proto = { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/vnd.kubernetes.protobuf,application/json' };
+    const ns = await raw.request('POST', '/api/v1/namespaces', { body: protobufEnvelope('v1', 'Namespace', [[1, [[1, 'from-proto']]], [2, []], [3, []]]), headers: proto });
+    assert.equal(ns.status, 201);
+    assert.equal(ns.json.metadata.name, 'from-proto');
+    assert.equal(ns.json.status.phase, 'Active');
+    const review = await raw.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      body: protobufEnvelope('authorization.k8s.io/v1', 'SelfSubjectAccessReview', [[1, []], [2, [[1, [[1, 'default'], [2, 'create'], [5, 'configmaps']]]]]]),
+      headers: proto,
+    });
+    assert.equal(review.status, 201);
+    assert.equal(review.json.status.allowed, true);
+    const unknown = await raw.request('POST', `${NS}/pods`, { body: protobufEnvelope('v1', 'Pod', [[1, [[1, 'p']]]]), headers: proto });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.json.message, 'the object provided is unrecognized (unable to decode protobuf: no protobuf decoding for v1 Pod)');
   });
 });

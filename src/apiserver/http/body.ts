@@ -7,6 +7,9 @@ import { errorMessage } from '../../util/errors.js';
 import { errors } from './errors.js';
 import { ACCEPTED_BODY, mediaType } from './negotiate.js';
 import { jsonTextTooDeep, nestingDepthMessage, valueTooDeep } from './json-depth.js';
+import { decodeProtobufObject, ProtobufDecodeError } from './protobuf.js';
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -66,6 +69,14 @@ export function decodeObjectBody(buf: Buffer, contentType: string | undefined, o
     }
     if (valueTooDeep(doc)) throw errors.badRequest(`the object provided is unrecognized (unable to decode YAML: ${nestingDepthMessage()})`);
     return doc;
+  }
+  if (mt === PROTOBUF) {
+    try {
+      return decodeProtobufObject(buf);
+    } catch (err) {
+      if (err instanceof ProtobufDecodeError) throw errors.badRequest(`the object provided is unrecognized (unable to decode protobuf: ${err.message})`);
+      throw err;
+    }
   }
   throw errors.unsupportedMediaType(ACCEPTED_BODY);
 }

@@ -9,7 +9,7 @@ export type OutputFormat =
   | { type: 'partial'; list: boolean };
 
 const ACCEPTED_OUTPUT = ['application/json', 'application/yaml'];
-export const ACCEPTED_BODY = ['application/json', 'application/yaml'];
+export const ACCEPTED_BODY = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 interface MediaRange {
   type: string;

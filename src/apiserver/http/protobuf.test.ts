@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { protobufEnvelope as envelope } from '../../../test/helpers/protobuf-encode.js';
+import { decodeProtobufObject, ProtobufDecodeError } from './protobuf.js';
+
+test('decodes a Namespace as kubectl create namespace sends it', () => {
+  const body = envelope('v1', 'Namespace', [[1, [[1, 'team-a'], [11, [[1, 'env'], [2, 'prod']]], [14, 'a'], [14, 'b']]], [2, []], [3, []]]);
+  assert.deepEqual(decodeProtobufObject(body), {
+    apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', labels: { env: 'prod' }, finalizers: ['a', 'b'] }, spec: {}, status: {},
+  });
+});
+
+test('decodes a SelfSubjectAccessReview and a SubjectAccessReview with extra values', () => {
+  const ssar = envelope('authorization.k8s.io/v1', 'SelfSubjectAccessReview', [[1, []], [2, [[1, [[1, 'ns'], [2, 'create'], [5, 'configmaps']]]]]]);
+  assert.deepEqual(decodeProtobufObject(ssar).spec, { resourceAttributes: { namespace: 'ns', verb: 'create', resource: 'configmaps' } });
+  const sar = envelope('authorization.k8s.io/v1', 'SubjectAccessReview', [[2, [[3, 'alice'], [4, 'g1'], [5, [[1, 'k'], [2, [[1, 'v1'], [1, 'v2']]]]]]]]);
+  assert.deepEqual(decodeProtobufObject(sar).spec, { user: 'alice', groups: ['g1'], extra: { k: ['v1', 'v2'] } });
+});
+
+test('decodes a CSR approval with times, bytes and integers', () => {
+  const csr = envelope('certificates.k8s.io/v1', 'CertificateSigningRequest', [
+    [1, [[1, 'c1'], [6, '42'], [8, [[1, 1767225600]]]]],
+    [2, [[1, Buffer.from('PEM')], [7, 'kubernetes.io/kube-apiserver-client'], [8, 3600], [5, 'client auth']]],
+    [3, [[1, [[1, 'Approved'], [6, 'True'], [2, 'R'], [4, [[1, 1767225600]]]]]]],
+  ]);
+  assert.deepEqual(decodeProtobufObject(csr), {
+    apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest',
+    metadata: { name: 'c1', resourceVersion: '42', creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { request: Buffer.from('PEM').toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', expirationSeconds: 3600, usages: ['client auth'] },
+    status: { conditions: [{ type: 'Approved', status: 'True', reason: 'R', lastUpdateTime: '2026-01-01T00:00:00Z' }] },
+  });
+});
+
+test('refuses a body without the prefix, a truncated one, and a kind it has no table for', () => {
+  assert.throws(() => decodeProtobufObject(Buffer.from('{}')), ProtobufDecodeError);
+  assert.throws(() => decodeProtobufObject(envelope('v1', 'Namespace', [[1, [[1, 'x']]]]).subarray(0, 20)), ProtobufDecodeError);
+  assert.throws(() => decodeProtobufObject(envelope('v1', 'Pod', [])), /no protobuf decoding for v1 Pod/);
+});
+
+test('any bytes after the envelope either decode or fail as a ProtobufDecodeError (never another error)', () => {
+  const kinds = ['v1/Namespace', 'certificates.k8s.io/v1/CertificateSigningRequest', 'coordination.k8s.io/v1/Lease', 'authorization.k8s.io/v1/SubjectAccessReview'];
+  fc.assert(fc.property(fc.constantFrom(...kinds), fc.uint8Array({ maxLength: 64 }), (kind, bytes) => {
+    const slash = kind.lastIndexOf('/');
+    const body = envelope(kind.slice(0, slash), kind.slice(slash + 1), [[1, Buffer.from(bytes)], [2, Buffer.from(bytes)], [3, Buffer.from(bytes)]]);
+    try {
+      decodeProtobufObject(body);
+    } catch (err) {
+      if (!(err instanceof ProtobufDecodeError)) throw err;
+    }
+  }), { numRuns: 2000 });
+  // A time far outside what a date can hold.
+  const late = envelope('v1', 'Namespace', [[1, [[8, [[1, Number.MAX_SAFE_INTEGER]]]]]]);
+  assert.throws(() => decodeProtobufObject(late), ProtobufDecodeError);
+});
