@@ -173,12 +173,6 @@ describe('answers as kube-apiserver gives them', () => {
     assert.equal('apiVersion' in list.json.items[0], false);
   });
 
-  it('words a malformed annotation key as kube-apiserver does', async () => {
-    const res = await raw.request('POST', `${NS}/configmaps`, { body: { metadata: { name: 'bad-annotation', annotations: { 'a/b/c': 'x' } } } });
-    assert.equal(res.status, 422);
-    assert.match(res.json.details.causes[0].message, /^Invalid value: "a\/b\/c": a valid label key must consist of alphanumeric characters/);
-  });
-
   it('accepts request bodies in protobuf, as kubectl 1.34 sends them for built-in kinds', async () => {
     const proto = { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/vnd.kubernetes.protobuf,application/json' };
     const ns = await raw.request('POST', '/api/v1/namespaces', { body: protobufEnvelope('v1', 'Namespace', [[1, [[1, 'from-proto']]], [2, []], [3, []]]), headers: proto });

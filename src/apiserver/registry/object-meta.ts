@@ -38,8 +38,7 @@ export function validateMetaFields(meta: ObjectMeta): FieldError[] {
     else {
       let total = 0;
       for (const [k, v] of Object.entries(meta.annotations)) {
-        // kube-apiserver checks annotation keys as label keys, and says so when the key has too many '/'.
-        for (const p of qualifiedNameProblems(k.toLowerCase())) errs.push(fieldErrors.invalid('metadata.annotations', k, p.replace(/^a qualified name /, 'a valid label key ')));
+        for (const p of qualifiedNameProblems(k.toLowerCase())) errs.push(fieldErrors.invalid('metadata.annotations', k, p));
         total += k.length + v.length;
       }
       if (total > 262144) errs.push(fieldErrors.tooLong('metadata.annotations', 262144));
