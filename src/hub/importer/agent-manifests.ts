@@ -12,10 +12,10 @@ import { AGENT_NAMESPACE, type AgentImportConfig } from './import-config.js';
 import { DEFAULT_AGENT_IMAGE, DEFAULT_IMAGE_PULL_SECRET } from './importer-options.js';
 
 /** The Secret the agent's Deployment mounts as its bootstrap kubeconfig (OCM's name). */
-export const BOOTSTRAP_SECRET = 'bootstrap-hub-kubeconfig';
+const BOOTSTRAP_SECRET = 'bootstrap-hub-kubeconfig';
 
 /** The manifest beside the package's dist/ and src/ (two folders up from this module's folder). */
-export function agentTemplatePath(): string {
+function agentTemplatePath(): string {
   return fileURLToPath(new URL('../../../deploy/agent/agent.yaml', import.meta.url));
 }
 

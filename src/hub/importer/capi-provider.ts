@@ -13,7 +13,7 @@ import type { KubeClient, Lister, ResourceType } from '../../client/types.js';
 import { parseRemoteKubeconfig } from './remote-kubeconfig.js';
 
 export const CAPI_CLUSTERS: ResourceType = Object.freeze({ group: 'cluster.x-k8s.io', version: 'v1beta1', resource: 'clusters', kind: 'Cluster', namespaced: true });
-export const CAPI_ANNOTATION = 'cluster.x-k8s.io/cluster';
+const CAPI_ANNOTATION = 'cluster.x-k8s.io/cluster';
 
 export interface CapiKey {
   namespace: string;

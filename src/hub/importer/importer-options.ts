@@ -5,10 +5,10 @@
 /** Builds the agent's bootstrap kubeconfig, image and pull credentials from the hub itself. */
 export const RENDER_AUTO = 'render-auto';
 /** Reads chart values from the Secret `cluster-import-config` (key `values.yaml`) in the cluster's namespace. */
-export const RENDER_FROM_CONFIG_SECRET = 'render-from-config-secret';
+const RENDER_FROM_CONFIG_SECRET = 'render-from-config-secret';
 export type ImportRenderer = typeof RENDER_AUTO | typeof RENDER_FROM_CONFIG_SECRET;
 
-export const DEFAULT_BOOTSTRAP_SERVICE_ACCOUNT = 'open-cluster-management/agent-registration-bootstrap';
+const DEFAULT_BOOTSTRAP_SERVICE_ACCOUNT = 'open-cluster-management/agent-registration-bootstrap';
 export const DEFAULT_IMAGE_PULL_SECRET = 'open-cluster-management-image-pull-credentials';
 /** The image of the agent when neither `--agent-image` nor the chart values name one. */
 export const DEFAULT_AGENT_IMAGE = 'ocm-ts:latest';
@@ -39,7 +39,7 @@ export interface ImporterOptionsInput {
   kubeconfigRetryMs?: number;
 }
 
-export class ImporterOptionsError extends Error {
+class ImporterOptionsError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ImporterOptionsError';

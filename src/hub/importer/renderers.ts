@@ -17,7 +17,7 @@ import { errorMessage } from '../../util/errors.js';
 import { applyChartValues, type AgentImportConfig } from './import-config.js';
 import { RENDER_AUTO, type ImporterOptions, type ImportRenderer } from './importer-options.js';
 
-export const IMPORT_CONFIG_SECRET = 'cluster-import-config';
+const IMPORT_CONFIG_SECRET = 'cluster-import-config';
 const VALUES_KEY = 'values.yaml';
 const BOOTSTRAP_TOKEN_SECONDS = 24 * 3600;
 
@@ -58,7 +58,7 @@ async function clusterInfo(hub: KubeClient, signal: AbortSignal): Promise<{ serv
 }
 
 /** The bootstrap kubeconfig, laid out as OCM's importer writes it (cluster `hub`, user and context `bootstrap`). */
-export function bootstrapKubeconfig(server: string, caData: string | undefined, token: string): string {
+function bootstrapKubeconfig(server: string, caData: string | undefined, token: string): string {
   return stringifyYaml({
     apiVersion: 'v1',
     kind: 'Config',
