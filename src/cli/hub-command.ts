@@ -18,6 +18,8 @@ import type { ListenAddress } from '../apiserver/embedded.js';
 import { createKubeClient } from '../client/rest-client.js';
 import type { KubeClient } from '../client/types.js';
 import { inClusterConfig, isInCluster } from '../client/in-cluster.js';
+import { loadKubeconfigFile } from '../client/kubeconfig.js';
+import type { HubDashboard } from '../dashboard/hub-dashboard.js';
 import { HubOptionsError, resolveHubOptions, type HubOptions } from '../hub/options.js';
 import { realClock } from '../util/clock.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
@@ -27,6 +29,8 @@ import { CliUsageError } from './usage-error.js';
 import { webhookServing, type WebhookCommandOptions } from './webhook-command.js';
 import { addOcmHubFlags, resolveOcmHubFlags, type OcmHubFlags, type OcmHubFlagsRaw } from './hub-flags.js';
 
+/** The dashboard's default address: loopback only. */
+const DEFAULT_DASHBOARD_LISTEN = '127.0.0.1:8088';
 /** OCM's health and metrics address for the registration controller. */
 const DEFAULT_METRICS_LISTEN = '0.0.0.0:8443';
 
@@ -49,6 +53,8 @@ interface HubCommandRaw extends OcmHubFlagsRaw {
   tlsPrivateKeyFile?: string;
   writeCaFile?: string;
   tlsSan?: string[];
+  dashboard?: boolean;
+  dashboardListen?: string;
 }
 
 export interface HubCommandOptions {
@@ -64,6 +70,8 @@ export interface HubCommandOptions {
   warnings: string[];
   webhook?: WebhookCommandOptions['serving'];
   ocm: OcmHubFlags;
+  /** Serve the web dashboard here (loopback unless told otherwise). */
+  dashboard?: ListenAddress;
 }
 
 const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
@@ -129,6 +137,15 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
       if (v !== undefined) throw new CliUsageError(`${flag} needs --webhook-listen`);
     }
   }
+  let dashboard: ListenAddress | undefined;
+  if (raw.dashboardListen !== undefined && !raw.dashboard) throw new CliUsageError('--dashboard-listen needs --dashboard');
+  if (raw.dashboard) {
+    try {
+      dashboard = parseHostPort(raw.dashboardListen ?? DEFAULT_DASHBOARD_LISTEN);
+    } catch {
+      throw new CliUsageError(`--dashboard-listen must be HOST:PORT, got "${raw.dashboardListen ?? ''}"`);
+    }
+  }
   // Checked last, so that every flag mistake is reported before a missing file.
   if (raw.kubeconfig && !existsSync(raw.kubeconfig)) throw new CliUsageError(`--kubeconfig ${raw.kubeconfig}: no such file`);
   return Object.freeze({
@@ -144,6 +161,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     warnings,
     ...(webhook ? { webhook } : {}),
     ocm,
+    ...(dashboard ? { dashboard } : {}),
   });
 }
 
@@ -181,12 +199,25 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
       ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
       hubOptions: opts.hub,
     });
+    let dashboard: HubDashboard | undefined;
+    if (opts.dashboard) {
+      const { startEmbeddedHubDashboard } = await import('../dashboard/hub-dashboard.js');
+      try {
+        dashboard = await startEmbeddedHubDashboard({ hub, listen: opts.dashboard, clock: realClock, log, signal: ac.signal });
+      } catch (err) {
+        ac.abort(err);
+        await hub.close();
+        throw err;
+      }
+    }
     process.stdout.write(
       `ocm-ts hub ready: apiserver ${hub.url} admin-kubeconfig ${hub.adminKubeconfigPath} bootstrap-kubeconfig ${hub.bootstrapKubeconfigPath}` +
-        ` (token expires ${hub.bootstrapTokenExpiresAt})${hub.manager.metricsUrl ? ` metrics ${hub.manager.metricsUrl}/metrics` : ''}\n`,
+        ` (token expires ${hub.bootstrapTokenExpiresAt})${hub.manager.metricsUrl ? ` metrics ${hub.manager.metricsUrl}/metrics` : ''}` +
+        `${dashboard ? ` dashboard ${dashboard.url}/ (token: ${dashboard.tokenPath ?? ''})` : ''}\n`,
     );
     const sig = await stopped;
     log.info('stopping', { signal: sig });
+    await dashboard?.close();
     await hub.close();
     return;
   }
@@ -216,13 +247,20 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
       throw err;
     }
   }
+  let dashboard: HubDashboard | undefined;
+  if (opts.dashboard) {
+    const { startExternalHubDashboard } = await import('../dashboard/hub-dashboard.js');
+    const config = opts.mode === 'kubeconfig' ? loadKubeconfigFile(opts.kubeconfig!).config : inClusterConfig();
+    dashboard = await startExternalHubDashboard({ config, listen: opts.dashboard, clock: realClock, log });
+  }
   process.stdout.write(`ocm-ts hub ready: ${opts.mode === 'kubeconfig' ? `kubeconfig ${opts.kubeconfig!}` : 'in-cluster'}` +
-    `${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}${webhook ? ` webhook ${webhook.url}` : ''}\n`);
+    `${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}${webhook ? ` webhook ${webhook.url}` : ''}${dashboard ? ` dashboard ${dashboard.url}/` : ''}\n`);
   // A replica that lost the Lease exits, as OCM's does, so that it restarts as a candidate.
   const sig = await Promise.race([stopped, manager.done.then(() => undefined)]);
   if (sig !== undefined) log.info('stopping', { signal: sig });
   else ac.abort(new Error('leader election lost'));
   await webhook?.close();
+  await dashboard?.close();
   await manager.done;
   if (webhookClient !== target.client) webhookClient?.close();
   if (manager.lostLeadership()) throw new Error('leader election lost');
@@ -250,6 +288,8 @@ export function buildHubCommand(run: (opts: HubCommandOptions) => Promise<void>)
     .option('--tls-private-key-file <file>', 'with --webhook-listen: key of --tls-cert-file (PEM)')
     .option('--write-ca-file <file>', 'with --webhook-listen and a generated certificate: write its CA here (PEM)')
     .option('--tls-san <names>', 'with --webhook-listen: extra DNS names or IPs of the generated certificate', splitList)
+    .option('--dashboard', 'serve the web dashboard over HTTPS (sign-in with a bearer token or, embedded, the admin client certificate)')
+    .option('--dashboard-listen <host:port>', `with --dashboard: its address (default ${DEFAULT_DASHBOARD_LISTEN}; port 0 = a free port)`)
     .action(async (raw: HubCommandRaw) => {
       await run(validateHubOptions(raw));
     });
