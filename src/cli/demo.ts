@@ -8,6 +8,7 @@ import { names } from '../api/constants.js';
 import { resourceTypes } from '../client/resource-types.js';
 import type { Clock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
+import { startEmbeddedHubDashboard, type HubDashboard } from '../dashboard/hub-dashboard.js';
 import { acceptCluster } from './accept.js';
 import { prepareDemoDir, startDemoFleet, type DemoFleet } from './demo-fleet.js';
 import { createFleetView, isReady, type FleetRowInput } from './fleet-table.js';
@@ -20,6 +21,8 @@ export interface DemoOptions {
   clock: Clock;
   signal: AbortSignal;
   out: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Serve the web dashboard here; omitted = none. */
+  dashboard?: { host: string; port: number };
 }
 
 async function fleetRows(fleet: DemoFleet, signal: AbortSignal): Promise<FleetRowInput[]> {
@@ -57,7 +60,12 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     return;
   }
   const view = createFleetView({ tty: o.out.isTTY === true });
+  let dashboard: HubDashboard | undefined;
   try {
+    if (o.dashboard) {
+      dashboard = await startEmbeddedHubDashboard({ hub: fleet.hub, listen: o.dashboard, clock: o.clock, log, signal: o.signal });
+      say(`dashboard: ${dashboard.url}/ (sign in with the token in ${dashboard.tokenPath ?? ''})`);
+    }
     await Promise.all(
       fleet.spokes.map((s) =>
         acceptCluster({ client: fleet.hubClient, clock: o.clock, signal: o.signal, wait: true, timeoutMs: 120_000, say: (l) => say(`${s.name}: ${l}`) }, s.name),
@@ -78,6 +86,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     if (!o.signal.aborted) throw err;
   } finally {
     say('stopping the fleet...');
+    await dashboard?.close();
     await fleet.close();
     await closeLog();
     say('stopped');
