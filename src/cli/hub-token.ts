@@ -14,7 +14,7 @@ interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-export interface BootstrapToken {
+interface BootstrapToken {
   token: string;
   expiresAtMs: number;
 }

@@ -42,7 +42,7 @@ function readBootstrapKubeconfig(path: string): { text: string; server: string }
 }
 
 /** The agent's arguments for this join; the user's own (after `--`) come last and win. */
-export function agentArgsForJoin(o: { spokeKubeconfig: string; clusterName: string; bootstrapKubeconfig: string; hubKubeconfigDir: string; listen: string; logLevel: string }, extra: readonly string[]): string[] {
+function agentArgsForJoin(o: { spokeKubeconfig: string; clusterName: string; bootstrapKubeconfig: string; hubKubeconfigDir: string; listen: string; logLevel: string }, extra: readonly string[]): string[] {
   return [
     '--kubeconfig', o.spokeKubeconfig,
     '--spoke-cluster-name', o.clusterName,

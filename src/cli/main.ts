@@ -9,6 +9,7 @@ import { registerHubTokenCommand } from './hub-token-command.js';
 import { registerAgentCommand } from './agent-command.js';
 import { registerAcceptCommand } from './accept-command.js';
 import { registerJoinCommand } from './join-command.js';
+import { DoctorUnhealthy, registerDoctorCommand } from './doctor-command.js';
 import { registerGetCommand } from './get-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerWebhookCommand } from './webhook-command.js';
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   registerJoinCommand(program);
   registerAcceptCommand(program);
   registerGetCommand(program);
+  registerDoctorCommand(program);
   registerDemoCommand(program);
   registerWebhookCommand(program);
   try {
@@ -42,6 +44,8 @@ export async function main(argv: string[]): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
       return 2;
     }
+    // The report already says what is wrong.
+    if (err instanceof DoctorUnhealthy) return 1;
     if (err instanceof CliUsageError) {
       process.stderr.write(`error: ${err.message}\n`);
       return 2;
