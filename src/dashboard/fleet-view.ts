@@ -50,7 +50,7 @@ function agentCsrsOf(cluster: string, csrs: readonly CertificateSigningRequest[]
 }
 
 /** notAfter of the PEM certificate in a CSR's status (base64 of the PEM); undefined when unreadable. */
-export function certificateNotAfter(statusCertificate: string | undefined): string | undefined {
+function certificateNotAfter(statusCertificate: string | undefined): string | undefined {
   if (!statusCertificate) return undefined;
   try {
     return new Date(new X509Certificate(Buffer.from(statusCertificate, 'base64')).validTo).toISOString();
@@ -112,7 +112,7 @@ export function buildRow(cluster: ManagedCluster, objs: FleetObjects, observed: 
 }
 
 /** Undecided agent CSRs, with why `accept` would refuse each (the same rules as `ocm-ts accept`). */
-export function pendingCsrs(csrs: readonly CertificateSigningRequest[]): PendingCsr[] {
+function pendingCsrs(csrs: readonly CertificateSigningRequest[]): PendingCsr[] {
   return csrs
     .filter((c) => c.metadata.labels?.[labels.clusterName] !== undefined && c.metadata.labels?.[labels.addonName] === undefined && !isDecided(c))
     .map((c) => {
@@ -125,7 +125,7 @@ export function pendingCsrs(csrs: readonly CertificateSigningRequest[]): Pending
     .sort((a, b) => a.cluster.localeCompare(b.cluster) || a.name.localeCompare(b.name));
 }
 
-export function clusterSets(sets: readonly ManagedClusterSet[], clusters: readonly ManagedCluster[]): ClusterSetView[] {
+function clusterSets(sets: readonly ManagedClusterSet[], clusters: readonly ManagedCluster[]): ClusterSetView[] {
   return [...sets]
     .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
     .map((s) => {

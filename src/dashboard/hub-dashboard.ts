@@ -16,8 +16,8 @@ import type { Logger } from '../util/logger.js';
 import { writePrivateFile } from '../util/private-files.js';
 import { startDashboard, type Dashboard } from './server.js';
 
-export const DASHBOARD_ADMIN_NAMESPACE = 'open-cluster-management-hub';
-export const DASHBOARD_ADMIN = 'ocm-dashboard-admin';
+const DASHBOARD_ADMIN_NAMESPACE = 'open-cluster-management-hub';
+const DASHBOARD_ADMIN = 'ocm-dashboard-admin';
 const TOKEN_SECONDS = 24 * 3600;
 
 async function ignoreExists(p: Promise<unknown>): Promise<void> {
@@ -29,7 +29,7 @@ async function ignoreExists(p: Promise<unknown>): Promise<void> {
 }
 
 /** A cluster-admin service account for people signing in with a token; returns a fresh token. */
-export async function dashboardAdminToken(admin: KubeClient, signal?: AbortSignal): Promise<string> {
+async function dashboardAdminToken(admin: KubeClient, signal?: AbortSignal): Promise<string> {
   const opts = signal ? { signal } : {};
   await ignoreExists(admin.resource(resourceTypes.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DASHBOARD_ADMIN_NAMESPACE } }, opts));
   await ignoreExists(admin.resource(resourceTypes.serviceAccounts, DASHBOARD_ADMIN_NAMESPACE).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DASHBOARD_ADMIN, namespace: DASHBOARD_ADMIN_NAMESPACE } }, opts));

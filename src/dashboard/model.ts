@@ -6,7 +6,7 @@
 export type ConditionStatus = '' | 'True' | 'False' | 'Unknown';
 
 /** The registration flow of one cluster, in order. */
-export type TimelineStepId = 'created' | 'csrCreated' | 'approved' | 'signed' | 'accepted' | 'joined' | 'available';
+type TimelineStepId = 'created' | 'csrCreated' | 'approved' | 'signed' | 'accepted' | 'joined' | 'available';
 
 export interface TimelineStep {
   id: TimelineStepId;
