@@ -1,5 +1,6 @@
-// admission.k8s.io/v1 AdmissionReview: the envelope kube-apiserver posts to a webhook and the
-// answer it expects back. Decoding is strict about the envelope (an unusable one is the caller's
+// AdmissionReview (admission.k8s.io/v1, or v1beta1 which has the same shape): the envelope
+// kube-apiserver posts to a webhook and the answer it expects back, in the version it was asked in.
+// OCM's webhook configurations list v1beta1 first, so a kube-apiserver sends v1beta1 reviews. Decoding is strict about the envelope (an unusable one is the caller's
 // 400) and about the objects inside (a bad one is refused in the response, as controller-runtime
 // does), so nothing that reaches the rules has a shape they do not expect.
 
@@ -7,7 +8,9 @@ import type { Status } from '../../api/meta.js';
 import type { KubeObject } from '../../api/meta.js';
 import type { AdmissionUser } from '../../api/admission/managed-cluster-validating.js';
 
-const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
+const ADMISSION_API_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
+type AdmissionApiVersion = (typeof ADMISSION_API_VERSIONS)[number];
+const isAdmissionApiVersion = (v: unknown): v is AdmissionApiVersion => (ADMISSION_API_VERSIONS as readonly unknown[]).includes(v);
 
 type ReviewOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
@@ -20,6 +23,8 @@ interface GroupVersionResource {
 
 /** The parts of AdmissionRequest the OCM rules read. */
 export interface ReviewRequest {
+  /** The review's version: the answer goes back in it. */
+  apiVersion: AdmissionApiVersion;
   uid: string;
   resource: GroupVersionResource;
   subResource: string;
@@ -42,7 +47,7 @@ export interface ReviewResponse {
 }
 
 export interface AdmissionReviewOut {
-  apiVersion: typeof ADMISSION_API_VERSION;
+  apiVersion: AdmissionApiVersion;
   kind: 'AdmissionReview';
   response: ReviewResponse;
 }
@@ -82,8 +87,8 @@ function decodeUser(v: unknown): AdmissionUser {
 /** Decodes the envelope; throws ReviewInputError when it cannot be answered at all. */
 export function decodeAdmissionReview(body: unknown): ReviewRequest {
   if (!isRecord(body)) throw new ReviewInputError('the body must be a JSON object (an AdmissionReview)');
-  if (body.apiVersion !== ADMISSION_API_VERSION || body.kind !== 'AdmissionReview') {
-    throw new ReviewInputError(`expected apiVersion ${ADMISSION_API_VERSION} and kind AdmissionReview, got apiVersion ${JSON.stringify(body.apiVersion ?? '')} and kind ${JSON.stringify(body.kind ?? '')}`);
+  if (!isAdmissionApiVersion(body.apiVersion) || body.kind !== 'AdmissionReview') {
+    throw new ReviewInputError(`expected apiVersion ${ADMISSION_API_VERSIONS.join(' or ')} and kind AdmissionReview, got apiVersion ${JSON.stringify(body.apiVersion ?? '')} and kind ${JSON.stringify(body.kind ?? '')}`);
   }
   const req = body.request;
   if (!isRecord(req)) throw new ReviewInputError('request is missing or not an object');
@@ -93,6 +98,7 @@ export function decodeAdmissionReview(body: unknown): ReviewRequest {
   }
   const res = isRecord(req.resource) ? req.resource : {};
   return {
+    apiVersion: body.apiVersion,
     uid: req.uid,
     resource: { group: optionalString(res.group), version: optionalString(res.version), resource: optionalString(res.resource) },
     subResource: optionalString(req.subResource),
@@ -122,6 +128,6 @@ export function decodeObject(raw: unknown, field: 'object' | 'oldObject'): KubeO
   return { ...raw, metadata: { ...meta } } as KubeObject;
 }
 
-export function reviewResponse(response: ReviewResponse): AdmissionReviewOut {
-  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response };
+export function reviewResponse(response: ReviewResponse, apiVersion: AdmissionApiVersion): AdmissionReviewOut {
+  return { apiVersion, kind: 'AdmissionReview', response };
 }

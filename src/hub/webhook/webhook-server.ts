@@ -138,7 +138,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     };
     if (response.allowed) log.debug('admission review', fields);
     else log.info('admission review refused', fields);
-    sendJson(res, 200, reviewResponse(response));
+    sendJson(res, 200, reviewResponse(response, request.apiVersion));
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

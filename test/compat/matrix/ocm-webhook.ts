@@ -81,8 +81,8 @@ export async function startOcmWebhook(registration: string, dir: string, cp: Kub
   const child = startChild({
     name: 'ocm-registration-webhook',
     command: registration,
-    args: ['webhook-server', `--port=${serving.port}`, '--metrics-port=0', '--health-probe-port=0', `--certdir=${certDir}`],
-    env: { ...process.env, KUBECONFIG: cp.adminKubeconfigPath },
+    // OCM v1.2.1's webhook server takes only these; its health and metrics ports are fixed.
+    args: ['webhook-server', `--port=${serving.port}`, `--certdir=${certDir}`, `--kubeconfig=${cp.adminKubeconfigPath}`],
     logPath: join(dir, 'ocm-registration-webhook.log'),
   });
   await registerAdmissionWebhooks(cp.admin, `https://127.0.0.1:${serving.port}`, serving.caPem);

@@ -42,13 +42,17 @@ async function goBuild(name: string, args: string[], cwd: string, env: NodeJS.Pr
   }
 }
 
-async function cached(dir: string, stampValue: string, build: () => Promise<void>): Promise<number> {
+function isCached(dir: string, stampValue: string): boolean {
   const stamp = join(dir, 'built.stamp');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === stampValue) return 0;
+  return existsSync(stamp) && readFileSync(stamp, 'utf8') === stampValue;
+}
+
+async function cached(dir: string, stampValue: string, build: () => Promise<void>): Promise<number> {
+  if (isCached(dir, stampValue)) return 0;
   mkdirSync(join(dir, 'bin'), { recursive: true });
   const started = Date.now();
   await build();
-  writeFileSync(stamp, stampValue);
+  writeFileSync(join(dir, 'built.stamp'), stampValue);
   return (Date.now() - started) / 1000;
 }
 
@@ -69,8 +73,9 @@ export async function ensureReferenceBinaries(logDir: string, progress: (line: s
   ]);
   const kubeFlags = [...buildFlags, `-ldflags=${versionVars.join(' ')}`];
 
-  if (!existsSync(join(kubeDir, 'built.stamp'))) progress(`building kube-apiserver, kube-controller-manager and kubectl ${KUBE_VERSION} (first run only, several minutes)`);
-  const kube = await cached(kubeDir, digest(moduleDigest(kubeModuleDir), ...kubeFlags), () =>
+  const kubeStamp = digest(moduleDigest(kubeModuleDir), ...kubeFlags);
+  if (!isCached(kubeDir, kubeStamp)) progress(`building kube-apiserver, kube-controller-manager and kubectl ${KUBE_VERSION} (first run only, several minutes)`);
+  const kube = await cached(kubeDir, kubeStamp, () =>
     goBuild(
       'go-build-kube',
       ['build', ...kubeFlags, '-o', `${kubeBin}/`, 'k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-controller-manager', 'k8s.io/kubernetes/cmd/kubectl'],
@@ -79,7 +84,7 @@ export async function ensureReferenceBinaries(logDir: string, progress: (line: s
       logDir,
     ),
   );
-  if (!existsSync(join(ocmDir, 'built.stamp'))) progress(`building OCM registration ${OCM_VERSION} (first run only, a few minutes)`);
+  if (!isCached(ocmDir, moduleDigest(ocmModuleDir))) progress(`building OCM registration ${OCM_VERSION} (first run only, a few minutes)`);
   const ocm = await cached(ocmDir, moduleDigest(ocmModuleDir), () =>
     goBuild('go-build-ocm', ['build', ...buildFlags, '-o', `${ocmBin}/`, 'open-cluster-management.io/ocm/cmd/registration'], ocmModuleDir, {}, logDir),
   );
