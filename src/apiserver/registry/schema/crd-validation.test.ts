@@ -1,8 +1,8 @@
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { relative } from 'node:path';
 import type { KubeObject } from '../../../api/meta.js';
-import { crdWarnings, defaultCustomResourceDefinition, structuralSchemaErrors, validateCustomResourceDefinition } from './crd-validation.js';
+import { apiApprovalErrors, crdWarnings, defaultCustomResourceDefinition, structuralSchemaErrors, validateCustomResourceDefinition } from './crd-validation.js';
 import { loadCrds } from '../../../api/crds.js';
 import { MANAGED_CLUSTER_CRD, REFERENCE_CRDS, loadCrd, referenceCrdFiles } from '../../../../test/apiserver-schema/reference-crds.js';
 
@@ -111,4 +111,20 @@ describe('CRD defaults and warnings', () => {
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: {} } } }] },
     };
   }
+});
+
+test('a CRD in a protected group (*.k8s.io, *.kubernetes.io) needs the API approval annotation, as kube-apiserver', () => {
+  const crd = (group: string, annotation?: string): KubeObject =>
+    ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `things.${group}`, ...(annotation !== undefined ? { annotations: { 'api-approved.kubernetes.io': annotation } } : {}) } }) as KubeObject;
+  const missing = apiApprovalErrors(crd('about.k8s.io'), undefined, 'about.k8s.io');
+  assert.deepEqual(missing.map((e) => [e.field, e.reason]), [['metadata.annotations[api-approved.kubernetes.io]', 'FieldValueRequired']]);
+  assert.match(missing[0]!.message, /protected groups must have approval annotation "api-approved.kubernetes.io", see https:\/\/github.com\/kubernetes\/enhancements\/pull\/1111/);
+  assert.deepEqual(apiApprovalErrors(crd('about.k8s.io', 'https://github.com/kubernetes/enhancements/pull/3084'), undefined, 'about.k8s.io'), []);
+  assert.deepEqual(apiApprovalErrors(crd('x.kubernetes.io', 'unapproved, experimental'), undefined, 'x.kubernetes.io'), []);
+  assert.equal(apiApprovalErrors(crd('about.k8s.io', 'yes please'), undefined, 'about.k8s.io')[0]?.reason, 'FieldValueInvalid');
+  // Not protected: multicluster.x-k8s.io and OCM's groups need nothing.
+  assert.deepEqual(apiApprovalErrors(crd('multicluster.x-k8s.io'), undefined, 'multicluster.x-k8s.io'), []);
+  assert.deepEqual(apiApprovalErrors(crd('cluster.open-cluster-management.io'), undefined, 'cluster.open-cluster-management.io'), []);
+  // An update keeping the old state passes.
+  assert.deepEqual(apiApprovalErrors(crd('about.k8s.io'), crd('about.k8s.io'), 'about.k8s.io'), []);
 });

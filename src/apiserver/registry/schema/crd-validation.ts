@@ -36,6 +36,43 @@ function kindErrors(field: string, v: string | undefined): FieldError[] {
   return isDns1123Label(v.toLowerCase()) ? [] : [fieldErrors.invalid(field, v, KIND_MSG)];
 }
 
+const API_APPROVED = 'api-approved.kubernetes.io';
+const APPROVAL_POLICY = 'see https://github.com/kubernetes/enhancements/pull/1111';
+
+/** Groups the Kubernetes community owns: a CRD there must link to its API review. */
+const isProtectedGroup = (group: string): boolean =>
+  group === 'k8s.io' || group.endsWith('.k8s.io') || group === 'kubernetes.io' || group.endsWith('.kubernetes.io');
+
+type ApprovalState = 'approved' | 'unapproved' | 'missing' | 'invalid';
+
+function approvalState(crd: KubeObject | undefined): ApprovalState {
+  const v = crd?.metadata?.annotations?.[API_APPROVED];
+  if (v === undefined) return 'missing';
+  if (v.startsWith('unapproved')) return 'unapproved';
+  try {
+    new URL(v);
+    return 'approved';
+  } catch {
+    return 'invalid';
+  }
+}
+
+/**
+ * A CRD in a protected group carries `api-approved.kubernetes.io` (a URL, or a reason starting
+ * with "unapproved"), as kube-apiserver requires; an update that keeps the old state passes.
+ */
+export function apiApprovalErrors(crd: KubeObject, old: KubeObject | undefined, group: string): FieldError[] {
+  if (!isProtectedGroup(group)) return [];
+  const state = approvalState(crd);
+  if (old && approvalState(old) === state) return [];
+  const field = `metadata.annotations[${API_APPROVED}]`;
+  if (state === 'missing') return [fieldErrors.required(field, `protected groups must have approval annotation "${API_APPROVED}", ${APPROVAL_POLICY}`)];
+  if (state === 'invalid') {
+    return [fieldErrors.invalid(field, crd.metadata?.annotations?.[API_APPROVED] ?? '', `protected groups must have approval annotation "${API_APPROVED}" with either a URL or a reason starting with "unapproved", ${APPROVAL_POLICY}`)];
+  }
+  return [];
+}
+
 /** Validates a CRD object (create or update); [] when valid. `old` enables immutability checks. */
 export function validateCustomResourceDefinition(crd: KubeObject, old?: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
@@ -50,6 +87,7 @@ export function validateCustomResourceDefinition(crd: KubeObject, old?: KubeObje
   if (group && plural && crd.metadata?.name !== `${plural}.${group}`) {
     errs.push(fieldErrors.invalid('metadata.name', crd.metadata?.name ?? '', 'must be spec.names.plural+"."+spec.group'));
   }
+  if (group) errs.push(...apiApprovalErrors(crd, old, group));
 
   errs.push(...labelErrors('spec.names.plural', plural, true));
   errs.push(...labelErrors('spec.names.singular', str(names['singular']), false));
