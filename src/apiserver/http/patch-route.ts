@@ -5,6 +5,7 @@
 import { rfc3339 } from '../../api/conditions.js';
 import type { KubeObject } from '../../api/meta.js';
 import { applyPatch, patchMediaType, APPLY_PATCH, BUILTIN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES } from '../patch/index.js';
+import type { RequestScope } from '../registry/rest-context.js';
 import type { JSONSchemaProps } from '../registry/schema/types.js';
 import { createObject, updateObject, whenStored } from '../registry/rest-writes.js';
 import { keyOf, toWire } from '../registry/versions.js';
@@ -44,19 +45,24 @@ export async function handlePatch(ctx: ServerContext, p: VerbRequest): Promise<v
     ...(schema ? { schema } : {}),
     now: rfc3339(new Date(ctx.regCtx.now())),
     ...(p.subresource ? { subresource: p.subresource } : {}),
+    // The main resource of a kind with /status leaves status alone, so an applier neither sets nor owns it.
+    ...(!p.subresource && served.hasStatus ? { ignoredFields: ['status'] } : {}),
   });
   const obj: KubeObject = checkTypeMeta(patched, served, version);
+  // Server-side apply has recorded its own entry; every other patch is an Update by the manager.
+  const writeScope: RequestScope = { ...scope };
+  if (isApply) delete writeScope.fieldManager;
   if (!current) {
     if (p.subresource) throw errors.notFound({ group: served.def.group, resource: served.def.resource }, name);
     if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
     }
-    const created = createObject(ctx.regCtx, scope, { ...obj, metadata: { ...obj.metadata, name } });
+    const created = createObject(ctx.regCtx, writeScope, { ...obj, metadata: { ...obj.metadata, name } });
     await whenStored(ctx.regCtx, created.object); // acknowledge only once durable (group commit)
     sendObject(p.res, 201, toWire(served, version, created.object), p.output);
     return;
   }
-  const result = updateObject(ctx.regCtx, scope, name, obj, { subresource: p.subresource, allowEmptyResourceVersion: true }, current);
+  const result = updateObject(ctx.regCtx, writeScope, name, obj, { subresource: p.subresource, allowEmptyResourceVersion: true }, current);
   await whenStored(ctx.regCtx, result.object);
   sendObject(p.res, 200, toWire(served, version, result.object), p.output);
 }

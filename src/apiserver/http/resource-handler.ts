@@ -4,6 +4,7 @@
 import type { RequestScope } from '../registry/rest-context.js';
 import { handleDelete, handleDeleteCollection } from './delete-verbs.js';
 import { errors } from './errors.js';
+import { fieldManagerOf } from './field-manager.js';
 import { negotiateOutput } from './negotiate.js';
 import type { OutputContext } from './output.js';
 import { handlePatch } from './patch-route.js';
@@ -61,9 +62,11 @@ export async function handleResource(ctx: ServerContext, r: ResourceRequest): Pr
   const dryRun = dryRunOf(query, info.verb);
   const fv = fieldValidationOf(query);
   const warnings: string[] = [];
+  const writes = info.verb === 'create' || info.verb === 'update' || info.verb === 'patch';
   const scope: RequestScope = {
     user: r.user, served, version, namespace, dryRun, warnings,
     ...(fv ? { fieldValidation: fv } : {}),
+    ...(writes ? { fieldManager: fieldManagerOf(query, r.req.headers['user-agent'], info.verb as 'create' | 'update' | 'patch') } : {}),
   };
   const output = outputOf(ctx, r, { served, version, warnings });
   await handler(ctx, { ...r, served, version, scope, output, name: info.pathName, subresource, subresourceDef, qr });

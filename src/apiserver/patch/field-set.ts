@@ -45,23 +45,31 @@ export function keyElement(item: JsonObject, keys: string[]): string | undefined
  * The set of fields a value sets: leaves (scalars, atomic lists and maps, empty maps), list-map
  * items and set items. Intermediate object fields are implied by their members.
  */
-export function fieldSetOf(value: JsonObject, type: ApplyType | undefined): FieldSet {
+/**
+ * `mapNodes`: also list the objects that are maps, as an update that adds one owns it: 'maps' for
+ * objects without named fields (built-in kinds, whose named objects are structs), 'objects' for
+ * every object (custom resources, where kube-apiserver treats every object as a map).
+ */
+export function fieldSetOf(value: JsonObject, type: ApplyType | undefined, opts: { mapNodes?: 'maps' | 'objects' } = {}): FieldSet {
   const out = newFieldSet();
-  walkObject(value, type, [], out);
+  walkObject(value, type, [], out, opts.mapNodes ?? false);
   for (const [k, p] of out) if (ignored(p)) out.delete(k);
   return out;
 }
 
-function walkObject(obj: JsonObject, type: ApplyType | undefined, prefix: FieldPath, out: FieldSet): void {
+type MapNodes = 'maps' | 'objects' | false;
+
+function walkObject(obj: JsonObject, type: ApplyType | undefined, prefix: FieldPath, out: FieldSet, mapNodes: MapNodes): void {
   for (const [k, v] of Object.entries(obj)) {
     const path = [...prefix, `f:${k}`];
-    walkValue(v, memberType(type, k), path, out);
+    walkValue(v, memberType(type, k), path, out, mapNodes);
   }
 }
 
-function walkValue(v: JsonValue, type: ApplyType | undefined, path: FieldPath, out: FieldSet): void {
+function walkValue(v: JsonValue, type: ApplyType | undefined, path: FieldPath, out: FieldSet, mapNodes: MapNodes = false): void {
   if (isPlainObject(v) && !type?.atomic && Object.keys(v).length > 0) {
-    walkObject(v, type, path, out);
+    if (mapNodes === 'objects' || (mapNodes === 'maps' && !type?.fields)) out.set(JSON.stringify(path), path);
+    walkObject(v, type, path, out, mapNodes);
     return;
   }
   if (Array.isArray(v)) {
@@ -75,7 +83,7 @@ function walkValue(v: JsonValue, type: ApplyType | undefined, path: FieldPath, o
         }
         const itemPath = [...path, el];
         out.set(JSON.stringify(itemPath), itemPath);
-        walkObject(item as JsonObject, type?.items, itemPath, out);
+        walkObject(item as JsonObject, type?.items, itemPath, out, mapNodes);
       });
       return;
     }

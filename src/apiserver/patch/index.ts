@@ -3,10 +3,11 @@
 // result through the update path and handles 404 for non-apply patches on missing objects.
 
 import { parse as parseYaml } from 'yaml';
-import type { KubeObject } from '../../api/meta.js';
+import type { KubeObject, ManagedFieldsEntry } from '../../api/meta.js';
 import { errorMessage } from '../../util/errors.js';
 import { isPlainObject } from '../../util/merge-patch.js';
 import { errors, fieldErrors, type FieldError } from '../http/errors.js';
+import { fieldManagerErrors } from '../http/field-manager.js';
 import { nestingDepthMessage, valueTooDeep } from '../http/json-depth.js';
 import type { JSONSchemaProps } from '../registry/schema/types.js';
 import { applyTypeFromFieldMeta, applyTypeFromSchema, type ApplyType } from './apply-types.js';
@@ -61,17 +62,25 @@ function validatePatchOptions(o: { mediaType: string; fieldManager?: string; for
   const causes: FieldError[] = [];
   const isApply = o.mediaType === APPLY_PATCH;
   if (isApply && !o.fieldManager) causes.push(fieldErrors.required('fieldManager', 'is required for apply patch'));
-  if (o.fieldManager !== undefined) {
-    if (Buffer.byteLength(o.fieldManager) > 128) causes.push(fieldErrors.tooLong('fieldManager', 128));
-    else if (!/^[\x20-\x7e]*$/.test(o.fieldManager)) causes.push(fieldErrors.invalid('fieldManager', o.fieldManager, 'must only contain printable characters'));
-  }
+  if (o.fieldManager !== undefined) causes.push(...fieldManagerErrors(o.fieldManager));
   if (!isApply && o.force !== undefined) causes.push(fieldErrors.forbidden('force', 'may not be specified for non-apply patch'));
   if (causes.length > 0) throw errors.invalidOptions('PatchOptions', causes);
 }
 
+const schemaTypes = new WeakMap<JSONSchemaProps, ApplyType | undefined>();
+const builtinTypes = new Map<string, ApplyType | undefined>();
+
 /** Apply type information for a kind: the CRD schema for custom resources, else the built-in table. */
 function applyTypeFor(o: { isCustomResource: boolean; group?: string; kind: string; schema?: JSONSchemaProps }): ApplyType | undefined {
-  return o.isCustomResource ? applyTypeFromSchema(o.schema) : applyTypeFromFieldMeta(builtinFieldMeta(o.group ?? '', o.kind));
+  if (!o.isCustomResource) {
+    const key = `${o.group ?? ''}/${o.kind}`;
+    if (!builtinTypes.has(key)) builtinTypes.set(key, applyTypeFromFieldMeta(builtinFieldMeta(o.group ?? '', o.kind)));
+    return builtinTypes.get(key);
+  }
+  if (!o.schema) return undefined;
+  // A CRD version's schema object lives as long as the CRD is served: compute its types once.
+  if (!schemaTypes.has(o.schema)) schemaTypes.set(o.schema, applyTypeFromSchema(o.schema));
+  return schemaTypes.get(o.schema);
 }
 
 function asKubeObject(v: JsonValue): KubeObject {
@@ -150,17 +159,29 @@ export interface ManagedFieldsUpdate {
   kind: string;
   schema?: JSONSchemaProps;
   subresource?: string;
+  /** Top-level fields the endpoint does not track (status on a main resource that has /status). */
+  ignoredFields?: string[];
 }
 
-/** `after` with managedFields updated for a non-apply write by `manager` (operation Update). */
+/**
+ * `after` with managedFields updated for a non-apply write by `manager` (operation Update). When
+ * the bookkeeping fails (a list item without its key field, say) the write goes ahead without
+ * managedFields, as kube-apiserver drops them rather than keep a record it cannot trust.
+ */
 export function withUpdatedManagedFields(o: ManagedFieldsUpdate): KubeObject {
-  const managedFields = updateManagedFields({
-    before: o.before, after: o.after, manager: o.manager, apiVersion: o.apiVersion, time: o.now,
-    type: applyTypeFor(o), ...(o.subresource ? { subresource: o.subresource } : {}),
-  });
+  let managedFields: ManagedFieldsEntry[];
+  try {
+    managedFields = updateManagedFields({
+      before: o.before, after: o.after, manager: o.manager, apiVersion: o.apiVersion, time: o.now,
+      type: applyTypeFor(o), ...(o.subresource ? { subresource: o.subresource } : {}),
+      ...(o.ignoredFields ? { ignoredFields: o.ignoredFields } : {}),
+      isCustomResource: o.isCustomResource,
+    });
+  } catch {
+    managedFields = [];
+  }
   const metadata = { ...o.after.metadata };
   if (managedFields.length > 0) metadata.managedFields = managedFields;
   else delete metadata.managedFields;
   return { ...o.after, metadata };
 }
-

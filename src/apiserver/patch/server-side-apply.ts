@@ -40,10 +40,34 @@ interface OwnedEntry {
   set: FieldSet;
 }
 
+/** A time as kube-apiserver stores it (RFC 3339, whole seconds), whatever precision the client sent. */
+function storedTime(t: unknown): string | undefined {
+  if (typeof t !== 'string') return undefined;
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? t : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 function readEntries(obj: KubeObject | undefined): OwnedEntry[] {
   const mf = obj?.metadata?.managedFields;
   if (!Array.isArray(mf)) return [];
-  return mf.filter((e) => isPlainObject(e)).map((e) => ({ entry: { ...e }, set: fromFieldsV1(e.fieldsV1) }));
+  return mf.filter((e) => isPlainObject(e)).map((e) => {
+    const time = storedTime(e.time);
+    const entry = { ...e };
+    if (time === undefined) delete entry.time;
+    else entry.time = time;
+    return { entry, set: fromFieldsV1(e.fieldsV1) };
+  });
+}
+
+/** kube-apiserver's order of entries: appliers first, then by time, manager, apiVersion, subresource. */
+function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+  const by = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  const seconds = (t: string | undefined): number => (t ? Math.floor(Date.parse(t) / 1000) || 0 : 0);
+  return by(p.operation ?? '', q.operation ?? '')
+    || seconds(p.time) - seconds(q.time)
+    || by(p.manager ?? '', q.manager ?? '')
+    || by(p.apiVersion ?? '', q.apiVersion ?? '')
+    || by(p.subresource ?? '', q.subresource ?? '');
 }
 
 function writeEntries(entries: OwnedEntry[]): ManagedFieldsEntry[] {
@@ -58,11 +82,13 @@ function writeEntries(entries: OwnedEntry[]): ManagedFieldsEntry[] {
       fieldsV1: toFieldsV1(set),
       ...(subresource ? { subresource } : {}),
     };
-  });
+  }).sort(compareEntries);
 }
 
-function sameOwner(e: ManagedFieldsEntry, manager: string, op: 'Apply' | 'Update', subresource: string): boolean {
-  return e.manager === manager && e.operation === op && (e.subresource ?? '') === subresource;
+/** Whether an entry is the given manager's: appliers by name, updaters also by apiVersion (as kube-apiserver keys them). */
+function sameOwner(e: ManagedFieldsEntry, manager: string, op: 'Apply' | 'Update', subresource: string, apiVersion?: string): boolean {
+  return e.manager === manager && e.operation === op && (e.subresource ?? '') === subresource
+    && (op === 'Apply' || e.apiVersion === apiVersion);
 }
 
 /** Whether the value at `p` differs between two objects (items: presence only). */
@@ -207,34 +233,99 @@ export interface UpdateManagedFieldsOptions {
   time: string;
   type?: ApplyType;
   subresource?: string;
+  /** Top-level fields this endpoint does not track (status on a main resource that has /status). */
+  ignoredFields?: string[];
+  /** Custom resources: every object counts as a map, owned by the update that adds it. */
+  isCustomResource?: boolean;
+}
+
+/** Most `Update` entries kept; older ones are merged into one entry per apiVersion, as kube-apiserver does. */
+export const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+
+/** An empty list, or a list of one empty entry, asks the server to forget every owner. */
+function isReset(sent: unknown): boolean {
+  if (!Array.isArray(sent)) return false;
+  if (sent.length === 0) return true;
+  return sent.length === 1 && isPlainObject(sent[0]) && Object.keys(sent[0]).length === 0;
+}
+
+function withoutIgnored(set: FieldSet, ignored: string[] | undefined): FieldSet {
+  if (!ignored?.length) return set;
+  const heads = new Set(ignored.map((f) => `f:${f}`));
+  for (const [k, p] of set) if (heads.has(p[0] ?? '')) set.delete(k);
+  return set;
+}
+
+/** Whether the path names a non-empty object that has members of its own in the set. */
+function isMapNode(root: JsonValue, p: FieldPath): boolean {
+  const at = getAt(root, p);
+  return at.found && isPlainObject(at.value) && Object.keys(at.value).length > 0;
+}
+
+/** Merges the oldest `Update` entries, per apiVersion, until at most MAX_UPDATE_MANAGERS remain. */
+function capUpdateManagers(entries: OwnedEntry[]): OwnedEntry[] {
+  const updaters = entries.filter((e) => e.entry.operation !== 'Apply');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return entries;
+  const oldestFirst = [...updaters].sort((a, b) => compareEntries({ ...a.entry, operation: 'Update' }, { ...b.entry, operation: 'Update' }));
+  const gone = new Set<OwnedEntry>();
+  const buckets = new Map<string, OwnedEntry>();
+  let count = updaters.length;
+  for (const e of oldestFirst) {
+    if (count <= MAX_UPDATE_MANAGERS) break;
+    const version = e.entry.apiVersion ?? '';
+    const bucket = buckets.get(version);
+    if (!bucket) {
+      // The first of a version becomes the bucket; the next one of that version is merged into it.
+      buckets.set(version, e);
+      continue;
+    }
+    bucket.entry = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: version, ...(e.entry.time ? { time: e.entry.time } : {}) };
+    bucket.set = union(bucket.set, e.set);
+    gone.add(e);
+    count--;
+  }
+  return entries.filter((e) => !gone.has(e));
 }
 
 /**
  * managedFields after a non-apply write (create, update, patch): the writer's `Update` entry gains
  * the fields it changed, every other manager loses them, removed fields leave every set. A client
- * that sends `managedFields: []` clears them, as kube-apiserver does.
+ * that sends `managedFields: []` (or `[{}]`) makes the server forget every earlier owner, as
+ * kube-apiserver does; on a subresource the request's managedFields are not read.
  */
 export function updateManagedFields(o: UpdateManagedFieldsOptions): ManagedFieldsEntry[] {
   const sub = o.subresource ?? '';
-  const sent = o.after.metadata?.managedFields;
-  if (Array.isArray(sent) && sent.length === 0 && (o.before?.metadata?.managedFields?.length ?? 0) > 0) return [];
-  const base = Array.isArray(sent) && !jsonEqual(sent, o.before?.metadata?.managedFields ?? undefined) ? o.after : o.before;
-  const entries = readEntries(base);
+  const sent = sub ? undefined : o.after.metadata?.managedFields;
+  const live = o.before?.metadata?.managedFields;
+  let entries: OwnedEntry[];
+  if (isReset(sent)) entries = [];
+  else if (Array.isArray(sent) && sent.length > 0 && !jsonEqual(sent, live ?? undefined)) {
+    // Entries read back by a client may differ only in encoding (a time with milliseconds, say).
+    const fromRequest = readEntries(o.after);
+    const stored = readEntries(o.before);
+    entries = jsonEqual(writeEntries(fromRequest), writeEntries(stored)) ? stored : fromRequest;
+  } else entries = readEntries(o.before);
   const beforeVal = (o.before ?? { metadata: {} }) as unknown as JsonObject;
   const afterVal = o.after as unknown as JsonObject;
-  const beforeSet = o.before ? fieldSetOf(beforeVal, o.type) : newFieldSet();
-  const afterSet = fieldSetOf(afterVal, o.type);
+  const mapNodes = o.isCustomResource ? 'objects' as const : 'maps' as const;
+  const beforeSet = o.before ? withoutIgnored(fieldSetOf(beforeVal, o.type, { mapNodes }), o.ignoredFields) : newFieldSet();
+  const afterSet = withoutIgnored(fieldSetOf(afterVal, o.type, { mapNodes }), o.ignoredFields);
   const changed = newFieldSet();
-  for (const [k, p] of afterSet) if (differsAt(beforeVal, afterVal, p)) changed.set(k, p);
+  for (const [k, p] of afterSet) {
+    // A map node counts as changed only when it is new; its members say what else changed.
+    const added = !beforeSet.has(k);
+    if (added || (!isMapNode(afterVal, p) && differsAt(beforeVal, afterVal, p))) changed.set(k, p);
+  }
   const removed = difference(beforeSet, afterSet);
   const lost = union(changed, removed);
 
-  const mine = entries.find((e) => sameOwner(e.entry, o.manager, 'Update', sub));
+  const mine = entries.find((e) => sameOwner(e.entry, o.manager, 'Update', sub, o.apiVersion));
   const result: OwnedEntry[] = [];
   for (const e of entries) {
     if (e === mine) {
       const set = difference(union(e.set, changed), removed);
-      const entry = changed.size > 0 ? { ...e.entry, apiVersion: o.apiVersion, time: o.time } : e.entry;
+      const entry = changed.size > 0 ? { ...e.entry, time: o.time } : e.entry;
       if (set.size > 0) result.push({ entry, set });
     } else {
       const set = difference(e.set, lost);
@@ -247,5 +338,5 @@ export function updateManagedFields(o: UpdateManagedFieldsOptions): ManagedField
       set: changed,
     });
   }
-  return writeEntries(result);
+  return writeEntries(capUpdateManagers(result));
 }

@@ -27,6 +27,12 @@ export interface RequestScope {
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /** Collects `Warning` header texts for the response. */
   warnings?: string[];
+  /**
+   * The manager a create, update or non-apply patch is recorded under in managedFields (operation
+   * Update). Absent: no entry is written (server-side apply keeps its own; the server's own
+   * controllers are not recorded).
+   */
+  fieldManager?: string;
 }
 
 export function qr(served: ServedResource): { group: string; resource: string } {

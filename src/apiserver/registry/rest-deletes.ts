@@ -57,11 +57,13 @@ export function deleteObject(ctx: RegistryContext, scope: RequestScope, name: st
   const current = loadCurrent(ctx, scope, name);
   const obj = current.object;
   const pre = opts.preconditions;
+  // kube-apiserver names the kind, not the resource, in these two refusals.
+  const byKind = { group: served.def.group, resource: served.def.kind };
   if (pre?.uid && pre.uid !== obj.metadata.uid) {
-    throw errors.conflict(qr(served), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+    throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
   }
   if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-    throw errors.conflict(qr(served), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+    throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion ?? ''}). The object might have been modified`);
   }
   if (!served.custom && served.def.group === '' && served.def.resource === 'namespaces' && UNDELETABLE_NAMESPACES.has(name)) {
     throw errors.forbidden(qr(served), name, 'this namespace may not be deleted');

@@ -3,16 +3,18 @@
 // storage form.
 
 import { rfc3339 } from '../../api/conditions.js';
-import type { KubeObject, ObjectMeta } from '../../api/meta.js';
+import { apiVersionOf, type KubeObject, type ObjectMeta } from '../../api/meta.js';
 import { jsonEqual } from '../../util/merge-patch.js';
 import { ApiError, errors, fieldErrors, type FieldError } from '../http/errors.js';
 import { MAX_NESTING_DEPTH, nestingDepthMessage, valueTooDeep } from '../http/json-depth.js';
+import { withUpdatedManagedFields } from '../patch/index.js';
 import type { StoredObject } from '../storage/types.js';
 import { generateName, specPart, validateMetaFields, validateName } from './object-meta.js';
 import {
   invalid, qr, runAdmission, translateStoreError, type RegistryContext, type RequestScope,
 } from './rest-context.js';
 import { pruneObject, reportUnknownFields } from './schema/index.js';
+import type { JSONSchemaProps } from './schema/types.js';
 import type { StrategyContext } from './types.js';
 import { keyOf, toStorage } from './versions.js';
 
@@ -107,10 +109,35 @@ function checkObjectSize(scope: RequestScope, obj: KubeObject): void {
   if (size > limit) throw errors.objectTooLarge(qr(scope.served), obj.metadata.name ?? '', size, limit);
 }
 
+/**
+ * `obj` with the writer's `Update` entry in managedFields, when the request names a manager. Status
+ * is not tracked on a main resource that has a /status subresource (its writes leave it alone).
+ */
+function recordManager(ctx: RegistryContext, scope: RequestScope, before: KubeObject | undefined, obj: KubeObject, sub: string): void {
+  if (scope.fieldManager === undefined) return;
+  const { served, version } = scope;
+  const schema = served.custom ? served.schemas?.[version] as JSONSchemaProps | undefined : undefined;
+  const { managedFields } = withUpdatedManagedFields({
+    before, after: obj, manager: scope.fieldManager,
+    apiVersion: apiVersionOf({ group: served.def.group, version }),
+    now: rfc3339(new Date(ctx.now())),
+    isCustomResource: served.custom, group: served.def.group, kind: served.def.kind,
+    ...(schema ? { schema } : {}),
+    ...(sub ? { subresource: sub } : {}),
+    ...(sub === '' && served.hasStatus ? { ignoredFields: ['status'] } : {}),
+  }).metadata;
+  if (managedFields) obj.metadata.managedFields = managedFields;
+  else delete obj.metadata.managedFields;
+}
+
 export function createObject(ctx: RegistryContext, scope: RequestScope, body: KubeObject): WriteResult {
   const { served } = scope;
   const obj = decodeIncoming(scope, body);
   obj.metadata = { ...normaliseMeta(obj.metadata) };
+  // The writer owns what it sent, before the strategy and admission add to it, as kube-apiserver
+  // records it; a custom resource's schema defaults come with the request there (they are applied
+  // while decoding), so its writer owns them too.
+  if (!served.custom) recordManager(ctx, scope, undefined, obj, '');
   const meta = obj.metadata;
   if (served.def.namespaced) {
     if (meta.namespace && meta.namespace !== scope.namespace) {
@@ -127,6 +154,7 @@ export function createObject(ctx: RegistryContext, scope: RequestScope, body: Ku
   if (served.custom && served.hasStatus) delete obj.status;
   const sctx = strategyContext(ctx, scope, '');
   served.strategy.prepareForCreate?.(obj, sctx);
+  if (served.custom) recordManager(ctx, scope, undefined, obj, '');
   const nameGiven = Boolean(meta.name);
   if (!nameGiven && meta.generateName) meta.name = generateName(meta.generateName, ctx.random);
   checkNamespaceForCreate(ctx, scope, meta.name ?? meta.generateName ?? '');
@@ -194,10 +222,10 @@ function mergeForUpdate(scope: RequestScope, incoming: KubeObject, current: Kube
   return obj;
 }
 
+/** What decides whether an update changes anything: all but the resourceVersion (managedFields count, so a client may reset them). */
 function comparable(o: KubeObject): KubeObject {
   const meta = { ...o.metadata };
   delete meta.resourceVersion;
-  delete meta.managedFields;
   return { ...o, metadata: meta };
 }
 
@@ -243,8 +271,10 @@ export function updateObject(
   }
   const old = current.object;
   const obj = mergeForUpdate(scope, incoming, old, sub);
+  if (!served.custom) recordManager(ctx, scope, old, obj, sub);
   const sctx = strategyContext(ctx, scope, sub);
   served.strategy.prepareForUpdate?.(obj, old, sctx);
+  if (served.custom) recordManager(ctx, scope, old, obj, sub);
   obj.metadata.name = name;
   runAdmission(ctx, scope, 'UPDATE', sub, name, obj, old, 'mutate');
   checkObjectSize(scope, obj);

@@ -60,7 +60,8 @@ async function sendStep(side: Side, step: HttpStep): Promise<HttpAnswer> {
 }
 
 function normaliseHttp(step: HttpStep, a: HttpAnswer): NormalisedAnswer {
-  const n: NormalisedAnswer = { status: a.status, body: normaliseBody(a.body), ...(a.events ? { events: a.events.map(normaliseBody) } : {}) };
+  const opts = { managedFields: step.managedFields === true };
+  const n: NormalisedAnswer = { status: a.status, body: normaliseBody(a.body, opts), ...(a.events ? { events: a.events.map((e) => normaliseBody(e, opts)) } : {}) };
   return step.normalise ? step.normalise(n) : n;
 }
 

@@ -15,11 +15,6 @@ const MESSAGE_ONLY = /^\$\.body\.(message|details\.causes\[\d+\]\.message):/;
 
 const EXPLAINED: Explanation[] = [
   {
-    step: /: (apply|apply by another manager( with force| \(conflict\))?|get after patches)$/,
-    line: ANY,
-    reason: 'managedFields: writes other than server-side apply (create, update, patch) record no Update entry, so an apply conflicts only with other appliers',
-  },
-  {
     step: /^error: (malformed JSON|body is not an object|wrong kind in body|wrong apiVersion in body|unknown field, strict|unsupported media type|json patch that is not a list|patch with an unknown content type|invalid timeoutSeconds|json patch test fails)|^list: invalid continue token/,
     line: MESSAGE_ONLY,
     reason: 'decoding and parsing errors: same code and reason, worded by our decoder rather than Go\'s (JSON, query and continue-token parsers)',

@@ -19,6 +19,7 @@ export function normaliseText(s: string): string {
     .replace(/X509SHA256=[0-9a-f]{64}/g, 'X509SHA256=<fingerprint>')
     .replace(/too old resource version: \d+ \(\d+\)/g, 'too old resource version: <rv> (<rv>)')
     .replace(/ResourceVersion: \d+/gi, 'ResourceVersion: <rv>')
+    .replace(/the ResourceVersion in record \(\d+\)/g, 'the ResourceVersion in record (<rv>)')
     .replace(/resourceVersion(=|": ?")\d+/g, 'resourceVersion$1<rv>');
 }
 
@@ -26,12 +27,29 @@ function placeholder(v: unknown, text: string): unknown {
   return v === undefined || v === null || v === '' ? v : text;
 }
 
+/** managedFields entries with their times as placeholders (the rest must agree). */
+function normaliseManagedFields(v: unknown): unknown {
+  if (!Array.isArray(v)) return v;
+  return v.map((e) => (isRecord(e) ? normaliseValue({ ...e, ...(typeof e.time === 'string' ? { time: '<time>' } : {}) }, undefined) : e));
+}
+
+let keepManagedFields = false;
+
 function normaliseObject(o: Record<string, unknown>, generateName: string | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const gen = typeof o.generateName === 'string' ? o.generateName : generateName;
   for (const key of Object.keys(o).sort()) {
     const v = o[key];
+    if (key === 'managedFields' && keepManagedFields) {
+      out[key] = normaliseManagedFields(v);
+      continue;
+    }
     if (DROP_KEYS.has(key)) continue;
+    // kube-apiserver lists apply conflicts in its map's order, which varies from run to run.
+    if (key === 'causes' && Array.isArray(v) && v.every((c) => isRecord(c) && c.reason === 'FieldManagerConflict')) {
+      out[key] = (normaliseValue(v, undefined) as unknown[]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+      continue;
+    }
     // An empty details object says nothing more than no details.
     if (key === 'details' && isRecord(v) && Object.keys(v).length === 0) continue;
     if (key === 'uid' && typeof v === 'string') out[key] = placeholder(v, '<uid>');
@@ -57,8 +75,14 @@ function normaliseValue(v: unknown, generateName: string | undefined): unknown {
   return v;
 }
 
-export function normaliseBody(v: unknown): unknown {
-  return normaliseValue(v, undefined);
+/** The body with server-generated values as placeholders; managedFields are dropped unless asked for. */
+export function normaliseBody(v: unknown, opts: { managedFields?: boolean } = {}): unknown {
+  keepManagedFields = opts.managedFields === true;
+  try {
+    return normaliseValue(v, undefined);
+  } finally {
+    keepManagedFields = false;
+  }
 }
 
 function show(v: unknown): string {

@@ -35,6 +35,8 @@ export interface HttpStep {
   save?: Record<string, (answer: HttpAnswer) => string | undefined>;
   /** Extra normalisation after the common one (e.g. keep only what the check is about). */
   normalise?: (answer: NormalisedAnswer) => NormalisedAnswer;
+  /** Compare metadata.managedFields too (their times as placeholders); other steps leave them out. */
+  managedFields?: boolean;
 }
 
 export interface KubectlStep {
