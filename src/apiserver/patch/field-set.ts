@@ -27,6 +27,8 @@ const IGNORED_PREFIXES: FieldPath[] = [
 ];
 
 function ignored(p: FieldPath): boolean {
+  // metadata itself is never owned (only its members are), even where every object counts as a map.
+  if (p.length === 1 && p[0] === 'f:metadata') return true;
   return IGNORED_PREFIXES.some((pre) => pre.every((e, i) => p[i] === e));
 }
 

@@ -60,9 +60,14 @@ const EXPLAINED: Explanation[] = [
     reason: 'kube-apiserver leaves the kind out of this SubjectAccessReview validation error (".authorization.k8s.io \\"\\" is invalid"); we name it',
   },
   {
-    step: /^kubectl: get -o yaml$/,
-    line: /last-applied-configuration/,
-    reason: 'server-side apply does not rewrite kubectl\'s last-applied-configuration annotation (kube-apiserver updates it when present)',
+    step: /^kubectl: (get -o yaml|apply --server-side conflicts with client-side apply)$/,
+    line: ANY,
+    reason: 'server-side apply by the manager "kubectl" neither takes over, without conflict, the fields client-side apply set (kube-apiserver allows those conflicts from the last-applied-configuration annotation) nor rewrites that annotation',
+  },
+  {
+    step: /^kubectl: explain configmap(\.data)?$/,
+    line: ANY,
+    reason: 'the built-in kinds\' OpenAPI schemas name their fields but leave most of them untyped (<Object>) and without descriptions',
   },
 ];
 
