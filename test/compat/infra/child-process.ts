@@ -49,18 +49,18 @@ export function startChild(opts: StartChildOptions): Child {
   proc.stdout.on('data', onData);
   proc.stderr.on('data', onData);
   let done = false;
+  // 'close' comes after the process exited and its output streams ended, so nothing is written to
+  // the log after it is closed ('exit' can come before the last output).
   const exit = new Promise<void>((resolve) => {
-    proc.once('exit', (code, signal) => {
+    const finish = (line: string): void => {
+      if (done) return;
       done = true;
-      log.end(`# exited code=${String(code)} signal=${String(signal)}\n`);
+      log.end(line);
       resolve();
       for (const l of [...listeners]) l();
-    });
-    proc.once('error', (err) => {
-      done = true;
-      log.end(`# failed to start: ${err.message}\n`);
-      resolve();
-    });
+    };
+    proc.once('close', (code, signal) => finish(`# exited code=${String(code)} signal=${String(signal)}\n`));
+    proc.once('error', (err) => finish(`# failed to start: ${err.message}\n`));
   });
   const signal = async (sig: NodeJS.Signals, graceMs: number): Promise<void> => {
     if (done) return;

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../../src/api/meta.js';
 import { startChild, type Child } from '../infra/child-process.js';
+import { freePort } from '../infra/ports.js';
 import { applyObjects } from './cluster-setup.js';
 import { ocmTsCommand } from './ocm-ts-cli.js';
 import type { Spoke } from './spokes.js';
@@ -78,6 +79,8 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
             `--bootstrap-kubeconfig=${bootstrapPath}`,
             `--hub-kubeconfig-dir=${hubKubeconfigDir}`,
             '--disable-leader-election',
+            // Its health server defaults to 0.0.0.0:8443, which the agents of one machine share.
+            `--listen=127.0.0.1:${await freePort()}`,
           ],
         };
   let child: Child | undefined;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createKubeClient } from '../../../src/client/rest-client.js';
 import type { KubeClient } from '../../../src/client/types.js';
 import { startChild, type Child } from '../infra/child-process.js';
+import { freePort } from '../infra/ports.js';
 import type { Etcd } from '../infra/etcd.js';
 import { startKubeControlPlane, type KubeBinaries, type KubeControlPlane } from '../infra/kube-control-plane.js';
 import { createBootstrapToken, installHubBasics, writeTokenKubeconfig, type BootstrapToken } from './cluster-setup.js';
@@ -75,7 +76,8 @@ async function finishHub(kind: HubKind, dir: string, url: string, caPem: string,
   };
 }
 
-function startOcmController(ctx: HubContext, dir: string, kubeconfig: string): Child {
+async function startOcmController(ctx: HubContext, dir: string, kubeconfig: string): Promise<Child> {
+  const listen = `127.0.0.1:${await freePort()}`;
   return startChild({
     name: 'ocm-registration-controller',
     command: ctx.ocmRegistration,
@@ -84,6 +86,8 @@ function startOcmController(ctx: HubContext, dir: string, kubeconfig: string): C
       `--kubeconfig=${kubeconfig}`,
       '--disable-leader-election',
       '--namespace=open-cluster-management-hub',
+      // Its health server defaults to 0.0.0.0:8443, which would collide with the other hub's.
+      `--listen=${listen}`,
       '--feature-gates=ManagedClusterAutoApproval=true',
       `--auto-approved-csr-users=${autoUsers}`,
     ],
@@ -145,7 +149,7 @@ export async function startHub(kind: HubKind, ctx: HubContext): Promise<Hub> {
   if (kind === 'OCM@kube') {
     const { cp, dir } = await startRealHub(ctx, kind, name);
     const webhook = await startOcmWebhook(ctx.ocmRegistration, dir, cp);
-    const controller = startOcmController(ctx, dir, cp.adminKubeconfigPath);
+    const controller = await startOcmController(ctx, dir, cp.adminKubeconfigPath);
     return finishHub(kind, dir, cp.url, cp.caPem, cp.adminKubeconfigPath, ctx.signingSeconds, [() => cp.stop(), () => webhook.stop(), () => controller.stop()]);
   }
   // OCM's controller on our API server, which applies OCM's admission in process.
@@ -164,6 +168,6 @@ export async function startHub(kind: HubKind, ctx: HubContext): Promise<Hub> {
   } finally {
     admin.close();
   }
-  const controller = startOcmController(ctx, dir, adminKubeconfigPath);
+  const controller = await startOcmController(ctx, dir, adminKubeconfigPath);
   return finishHub(kind, dir, m[1]!, readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8'), adminKubeconfigPath, ctx.signingSeconds, [() => server.stop(), () => controller.stop()]);
 }
