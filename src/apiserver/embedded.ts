@@ -37,6 +37,8 @@ export interface EmbeddedApiServerOptions {
   log: Logger;
   admission?: AdmissionPlugin[];
   extraControllers?: BuiltinController[];
+  /** Resync period of the server's own controllers (garbage collector...), default 5 s. */
+  controllerResyncMs?: number;
   /** Default TTL of certificates issued by the CSR signer (default 1 year). */
   clusterSigningDurationMs?: number;
   /** Serve CSRs as certificates.k8s.io/v1beta1 only, like kube-apiserver before 1.19. */
@@ -102,6 +104,7 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
       controllers: [...csr.controllers, ...(opts.extraControllers ?? [])],
       strategies,
       ...(opts.serveV1beta1Csr ? { csrVersion: 'v1beta1' as const } : {}),
+      ...(opts.controllerResyncMs !== undefined ? { controllerResyncMs: opts.controllerResyncMs } : {}),
       subresources: {
         '/serviceaccounts': [{
           name: 'token', mode: 'create', verbs: ['create'],

@@ -86,7 +86,7 @@ describe('OpenAPI documents', () => {
   });
 
   it('should answer bad requests with a Status: unknown group version, unacceptable type, wrong method', async () => {
-    const cases = [
+    const cases: Array<{ method: string; path: string; headers: Record<string, string>; code: number; reason: string }> = [
       { method: 'GET', path: '/openapi/v3/apis/nope.example.com/v1', headers: {}, code: 404, reason: 'NotFound' },
       { method: 'GET', path: '/openapi/v3/api/v1', headers: { accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf' }, code: 406, reason: 'NotAcceptable' },
       { method: 'GET', path: '/openapi/v2', headers: { accept: 'text/html' }, code: 406, reason: 'NotAcceptable' },

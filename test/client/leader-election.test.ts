@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Lease } from '../../src/api/core.js';
-import { createKubeClient, resourceTypes as R, type KubeClient } from '../../src/client/index.js';
+import type { KubeObject } from '../../src/api/meta.js';
+import { createKubeClient, resourceTypes as R, type KubeClient, type ResourceType } from '../../src/client/index.js';
 import { runWithLeaderElection, type LeaderElectionOutcome } from '../../src/client/leader-election.js';
 import { startTestApiServer } from '../helpers/embedded-server.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -22,8 +23,8 @@ function cuttable(client: KubeClient): { client: KubeClient; cut(): void } {
     get server() {
       return client.server;
     },
-    resource(type, ns) {
-      const r = client.resource(type, ns);
+    resource<T extends KubeObject = KubeObject>(type: ResourceType, ns?: string) {
+      const r = client.resource<T>(type, ns);
       return new Proxy(r, {
         get(target, prop, receiver) {
           const v: unknown = Reflect.get(target, prop, receiver);

@@ -93,7 +93,7 @@ async function main(): Promise<number> {
   await phase('stop', async () => {
     await Promise.all([...hubs.values()].map((h) => h.stop()));
     await spokeCp.stop();
-    await etcd.child.stop();
+    await etcd.stop();
   });
   if (problems.length > 0) {
     say(`${problems.length} failure(s): cells failing where OCM's own pair passes, unexplained differences:`);
@@ -105,6 +105,16 @@ async function main(): Promise<number> {
   rmSync(runDir, { recursive: true, force: true });
   return 0;
 }
+
+// Whatever ends the run, no process it started outlives it.
+const bail = (why: string) => (err?: unknown): void => {
+  process.stderr.write(`compat: ${why}${err instanceof Error ? `: ${err.stack ?? err.message}` : ''}\n`);
+  void stopAllChildren().finally(() => process.exit(1));
+};
+process.once('SIGINT', bail('interrupted'));
+process.once('SIGTERM', bail('terminated'));
+process.once('uncaughtException', bail('uncaught exception'));
+process.once('unhandledRejection', bail('unhandled rejection'));
 
 void main()
   .catch((err: unknown) => {

@@ -179,7 +179,7 @@ test('the bootstrap token expired, then deleted', async () => {
 });
 
 test('a bootstrap kubeconfig with another CA', async () => {
-  const other = await createSelfSignedCa({ commonName: 'another-ca' });
+  const other = await createSelfSignedCa({ commonName: 'another-ca', notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 24 * 3600_000) });
   const doc = YAML.parse(await readFile(hubFx.hub.bootstrapKubeconfigPath, 'utf8')) as { clusters: { cluster: Record<string, string> }[] };
   doc.clusters[0]!.cluster['certificate-authority-data'] = Buffer.from(other.certPem).toString('base64');
   const wrong = join(dir, 'wrong-ca.kubeconfig');
@@ -202,7 +202,7 @@ test('the agent stopped: its lease goes stale; then the hub kubeconfig secret wi
   const secrets = c1.client.resource<Secret>(resourceTypes.secrets, AGENT_NS);
   const secret = await secrets.get('hub-kubeconfig-secret');
   const kubeconfig = YAML.parse(Buffer.from(secret.data!['kubeconfig']!, 'base64').toString('utf8')) as { clusters: { cluster: Record<string, string> }[] };
-  const other = await createSelfSignedCa({ commonName: 'another-ca' });
+  const other = await createSelfSignedCa({ commonName: 'another-ca', notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 24 * 3600_000) });
   delete kubeconfig.clusters[0]!.cluster['certificate-authority'];
   kubeconfig.clusters[0]!.cluster['certificate-authority-data'] = Buffer.from(other.certPem).toString('base64');
   await secrets.update({ ...secret, data: { ...secret.data, kubeconfig: Buffer.from(YAML.stringify(kubeconfig)).toString('base64') } });

@@ -9,7 +9,7 @@ const GROUP = 'cluster.open-cluster-management.io';
 
 function reviewOf(over: Partial<ReviewRequest> = {}): ReviewRequest {
   return {
-    uid: 'u1', resource: { group: GROUP, version: 'v1', resource: 'managedclusters' }, subResource: '', name: 'c1', namespace: '',
+    apiVersion: 'admission.k8s.io/v1', uid: 'u1', resource: { group: GROUP, version: 'v1', resource: 'managedclusters' }, subResource: '', name: 'c1', namespace: '',
     operation: 'CREATE', userInfo: { username: 'alice', groups: ['system:authenticated'] },
     object: { apiVersion: `${GROUP}/v1`, kind: 'ManagedCluster', metadata: { name: 'c1' }, spec: { hubAcceptsClient: false } },
     oldObject: undefined, ...over,

@@ -1,6 +1,6 @@
 // One etcd on loopback for every real kube-apiserver of a run; each apiserver keeps its objects
 // under its own key prefix, so control planes do not see each other.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startChild, type Child } from './child-process.js';
 import { freePort } from './ports.js';
@@ -9,6 +9,8 @@ import { FatalWaitError, waitUntil } from './wait-until.js';
 export interface Etcd {
   url: string;
   child: Child;
+  /** Stops etcd and removes its data. */
+  stop(): Promise<void>;
 }
 
 export async function startEtcd(etcdPath: string, runDir: string): Promise<Etcd> {
@@ -41,5 +43,12 @@ export async function startEtcd(etcdPath: string, runDir: string): Promise<Etcd>
     const res = await fetch(`${url}/health`);
     return res.ok && ((await res.json()) as { health?: string }).health === 'true';
   });
-  return { url, child };
+  return {
+    url,
+    child,
+    async stop() {
+      await child.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
