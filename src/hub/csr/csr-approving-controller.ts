@@ -4,7 +4,6 @@
 import { rfc3339 } from '../../api/conditions.js';
 import { reasons, names, GROUP_REGISTER } from '../../api/constants.js';
 import type { CertificateSigningRequest, SubjectAccessReview } from '../../api/core.js';
-import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
 import { APPROVAL_MESSAGE, planApproval } from './csr-approval-decision.js';
