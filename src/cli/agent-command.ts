@@ -52,7 +52,7 @@ const UNSUPPORTED_OCM_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /** Throws a usage error naming the first OCM flag in `args` that ocm-ts does not implement. */
-export function refuseUnsupportedFlags(args: readonly string[]): void {
+function refuseUnsupportedFlags(args: readonly string[]): void {
   for (const a of args) {
     if (a === '--') return;
     if (!a.startsWith('-')) continue;

@@ -8,7 +8,7 @@ import { errorMessage } from '../util/errors.js';
 import { realClock, type Clock } from '../util/clock.js';
 import type { KubeClient } from './types.js';
 
-export interface DelegatedAuthDecision {
+interface DelegatedAuthDecision {
   /** 200 allowed, 401 no or unknown credentials, 403 authenticated but not allowed. */
   code: 200 | 401 | 403;
   message: string;

@@ -2,7 +2,7 @@
 // IANA cipher suite names), turned into Node's TLS server options. Pure.
 
 /** The versions OCM's components accept as a minimum. */
-export type TlsMinVersion = 'TLSv1.2' | 'TLSv1.3';
+type TlsMinVersion = 'TLSv1.2' | 'TLSv1.3';
 
 export interface TlsServingFlags {
   minVersion: TlsMinVersion;

@@ -53,7 +53,7 @@ const DEFAULT_TIMINGS: Readonly<AgentTimings> = Object.freeze({
 });
 
 /** Leader election of agent replicas (controllercmd's flags and defaults). */
-export interface AgentLeaderElection {
+interface AgentLeaderElection {
   /** `--disable-leader-election`. */
   disabled: boolean;
   /** `--namespace`: namespace of the lock; '' = the component namespace. */
@@ -68,7 +68,7 @@ export interface AgentLeaderElection {
 }
 
 /** The health and metrics listener. */
-export interface AgentServing {
+interface AgentServing {
   /** `--listen` (`host:port`); '' = not served. */
   listen: string;
   /** From `--tls-min-version` and `--tls-cipher-suites` (../../util/tls-flags.ts). */

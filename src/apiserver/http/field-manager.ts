@@ -4,7 +4,7 @@
 
 import { errors, fieldErrors, type FieldError } from './errors.js';
 
-export const FIELD_MANAGER_MAX_BYTES = 128;
+const FIELD_MANAGER_MAX_BYTES = 128;
 
 /** Printable as Go's unicode.IsPrint counts it: letters, marks, numbers, punctuation, symbols and the ASCII space. */
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
@@ -40,7 +40,7 @@ export function fieldManagerErrors(value: string): FieldError[] {
 }
 
 /** The manager named by a User-Agent: its first segment, printable characters only, at most 128 bytes. */
-export function managerFromUserAgent(userAgent: string | undefined): string {
+function managerFromUserAgent(userAgent: string | undefined): string {
   let out = '';
   for (const ch of (userAgent ?? '').split('/')[0] ?? '') {
     if (!PRINTABLE.test(ch)) continue;

@@ -240,7 +240,7 @@ export interface UpdateManagedFieldsOptions {
 }
 
 /** Most `Update` entries kept; older ones are merged into one entry per apiVersion, as kube-apiserver does. */
-export const MAX_UPDATE_MANAGERS = 10;
+const MAX_UPDATE_MANAGERS = 10;
 const ANCIENT_CHANGES = 'ancient-changes';
 
 /** An empty list, or a list of one empty entry, asks the server to forget every owner. */

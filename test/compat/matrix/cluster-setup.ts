@@ -40,7 +40,7 @@ export async function applyObjects(client: KubeClient, objs: readonly KubeObject
 }
 
 /** Objects of a deploy/ manifest, filtered. */
-export function manifestObjects(rel: string, keep: (o: KubeObject) => boolean = () => true): KubeObject[] {
+function manifestObjects(rel: string, keep: (o: KubeObject) => boolean = () => true): KubeObject[] {
   return parseAllDocuments(readFileSync(repoFile(rel), 'utf8'))
     .map((d) => d.toJS() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null && typeof o === 'object')

@@ -35,7 +35,7 @@ interface CellPlan {
 
 const REFERENCE = { hub: 'OCM@kube' as HubKind, agent: 'OCM' as AgentKind };
 
-export function planCells(hubs: readonly HubKind[]): CellPlan[] {
+function planCells(hubs: readonly HubKind[]): CellPlan[] {
   const cells: CellPlan[] = [];
   for (const hub of hubs) for (const agent of AGENT_KINDS) cells.push({ hub, agent, spoke: 'ocm-ts' });
   for (const agent of AGENT_KINDS) cells.push({ hub: 'ocm-ts', agent, spoke: 'kube' });
@@ -90,7 +90,7 @@ export async function runMatrix(input: MatrixInput): Promise<CellResult[]> {
 
 const mark = (o: StepOutcome | undefined): string => (!o ? '?' : o.status === 'pass' ? 'pass' : o.status === 'fail' ? 'FAIL' : 'n/a');
 
-export const cellLabel = (c: { hub: HubKind; agent: AgentKind; spoke: SpokeKind }): string => `hub ${c.hub} × agent ${c.agent} on ${c.spoke === 'kube' ? 'kube' : 'ocm-ts'} spoke`;
+const cellLabel = (c: { hub: HubKind; agent: AgentKind; spoke: SpokeKind }): string => `hub ${c.hub} × agent ${c.agent} on ${c.spoke === 'kube' ? 'kube' : 'ocm-ts'} spoke`;
 
 /** The verdict: every failure of a scenario that OCM's own pair passes. */
 export function judge(results: readonly CellResult[]): string[] {

@@ -23,7 +23,7 @@ const ocmModuleDir = new URL('../ocm/', import.meta.url).pathname;
 
 const moduleDigest = (dir: string): string => digest(readFileSync(join(dir, 'go.mod'), 'utf8'), readFileSync(join(dir, 'go.sum'), 'utf8'));
 
-export function cacheRoot(): string {
+function cacheRoot(): string {
   return process.env.OCM_TS_COMPAT_CACHE ?? join(homedir(), '.cache', 'ocm-ts', 'compat');
 }
 

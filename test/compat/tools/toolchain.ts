@@ -24,7 +24,7 @@ async function which(cmd: string): Promise<string | undefined> {
 }
 
 /** `go1.26.8` → [1, 26, 8]. */
-export function parseGoVersion(text: string): number[] | undefined {
+function parseGoVersion(text: string): number[] | undefined {
   const m = /go(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
   return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : undefined;
 }
