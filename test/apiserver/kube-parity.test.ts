@@ -189,4 +189,14 @@ describe('answers as kube-apiserver gives them', () => {
     assert.equal(unknown.status, 400);
     assert.equal(unknown.json.message, 'the object provided is unrecognized (unable to decode protobuf: no protobuf decoding for v1 Pod)');
   });
+
+  it('takes DeleteOptions in protobuf, as library-go controllers (OCM\'s hub) send them', async () => {
+    const proto = { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/vnd.kubernetes.protobuf,application/json' };
+    const created = await raw.request('POST', `${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'proto-delete' } } });
+    assert.equal(created.status, 201);
+    const wrongUid = await raw.request('DELETE', `${NS}/configmaps/proto-delete`, { body: protobufEnvelope('v1', 'DeleteOptions', [[2, [[1, 'not-the-uid']]]]), headers: proto });
+    assert.equal(wrongUid.status, 409, 'the precondition inside the protobuf body is honoured');
+    const ok = await raw.request('DELETE', `${NS}/configmaps/proto-delete`, { body: protobufEnvelope('v1', 'DeleteOptions', [[4, 'Background']]), headers: proto });
+    assert.equal(ok.status, 200);
+  });
 });

@@ -52,7 +52,10 @@ function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
 
 async function readDeleteOptions(ctx: ServerContext, v: VerbRequest): Promise<DeleteOptions> {
   const buf = await readBody(v.req, ctx.maxBodyBytes);
-  return parseDeleteOptions(decodeObjectBody(buf, 'application/json', { yamlAllowed: false }), v.query);
+  // client-go sends DeleteOptions as protobuf when its client speaks protobuf (library-go's
+  // controllers do); without a content type the body is JSON, as kubectl and curl send it.
+  const contentType = v.req.headers['content-type'];
+  return parseDeleteOptions(decodeObjectBody(buf, contentType === undefined || contentType === '' ? 'application/json' : contentType, { yamlAllowed: false }), v.query);
 }
 
 export async function handleDelete(ctx: ServerContext, v: VerbRequest): Promise<void> {

@@ -28,6 +28,15 @@ const csrCondition: MessageSchema = { 1: ['type', S], 6: ['status', S], 2: ['rea
 const role: MessageSchema = { 1: meta, 2: ['rules', msg(policyRule), true] };
 const binding: MessageSchema = { 1: meta, 2: ['subjects', msg(subject), true], 3: ['roleRef', msg(roleRef)] };
 
+/** meta/v1 DeleteOptions: the body of a DELETE, sent under the group version of the resource. */
+export const DELETE_OPTIONS: MessageSchema = {
+  1: ['gracePeriodSeconds', 'int'],
+  2: ['preconditions', msg({ 1: ['uid', S], 2: ['resourceVersion', S] })],
+  3: ['orphanDependents', 'bool'],
+  4: ['propagationPolicy', S],
+  5: ['dryRun', S, true],
+};
+
 /** By `apiVersion/kind`. */
 export const PROTOBUF_KINDS: Record<string, MessageSchema> = {
   'v1/Namespace': { 1: meta, 2: ['spec', msg({ 1: ['finalizers', S, true] })], 3: ['status', msg({ 1: ['phase', S] })] },

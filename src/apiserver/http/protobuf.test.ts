@@ -32,6 +32,13 @@ test('decodes a CSR approval with times, bytes and integers', () => {
   });
 });
 
+test('decodes DeleteOptions under any group version, as client-go sends them with a protobuf client', () => {
+  const body = envelope('rbac.authorization.k8s.io/v1', 'DeleteOptions', [[2, [[1, 'uid-1']]], [4, 'Foreground'], [5, 'All']]);
+  assert.deepEqual(decodeProtobufObject(body), {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'DeleteOptions', preconditions: { uid: 'uid-1' }, propagationPolicy: 'Foreground', dryRun: ['All'],
+  });
+});
+
 test('refuses a body without the prefix, a truncated one, and a kind it has no table for', () => {
   assert.throws(() => decodeProtobufObject(Buffer.from('{}')), ProtobufDecodeError);
   assert.throws(() => decodeProtobufObject(envelope('v1', 'Namespace', [[1, [[1, 'x']]]]).subarray(0, 20)), ProtobufDecodeError);

@@ -3,7 +3,7 @@
 // The envelope is the magic "k8s\0" and a runtime.Unknown (typeMeta, raw); raw is decoded with the
 // field tables of protobuf-schemas.ts into the object's JSON form. Pure.
 
-import { PROTOBUF_KINDS, type FieldType, type MessageSchema } from './protobuf-schemas.js';
+import { DELETE_OPTIONS, PROTOBUF_KINDS, type FieldType, type MessageSchema } from './protobuf-schemas.js';
 
 export class ProtobufDecodeError extends Error {}
 
@@ -153,7 +153,7 @@ export function decodeProtobufObject(buf: Buffer): Record<string, unknown> {
     }
     if (f.num === 2 && f.bytes) raw = f.bytes;
   }
-  const schema = PROTOBUF_KINDS[`${apiVersion}/${kind}`];
+  const schema = kind === 'DeleteOptions' ? DELETE_OPTIONS : PROTOBUF_KINDS[`${apiVersion}/${kind}`];
   if (!schema) throw new ProtobufDecodeError(`no protobuf decoding for ${apiVersion} ${kind}`);
   return { apiVersion, kind, ...decodeMessage(raw ?? Buffer.alloc(0), schema) };
 }
