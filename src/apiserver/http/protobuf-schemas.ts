@@ -28,6 +28,9 @@ const csrCondition: MessageSchema = { 1: ['type', S], 6: ['status', S], 2: ['rea
 const role: MessageSchema = { 1: meta, 2: ['rules', msg(policyRule), true] };
 const binding: MessageSchema = { 1: meta, 2: ['subjects', msg(subject), true], 3: ['roleRef', msg(roleRef)] };
 
+const eventSeries: MessageSchema = { 1: ['count', 'int'], 2: ['lastObservedTime', 'microtime'] };
+const eventSource: MessageSchema = { 1: ['component', S], 2: ['host', S] };
+
 /** meta/v1 DeleteOptions: the body of a DELETE, sent under the group version of the resource. */
 export const DELETE_OPTIONS: MessageSchema = {
   1: ['gracePeriodSeconds', 'int'],
@@ -46,6 +49,17 @@ export const PROTOBUF_KINDS: Record<string, MessageSchema> = {
   'coordination.k8s.io/v1/Lease': {
     1: meta,
     2: ['spec', msg({ 1: ['holderIdentity', S], 2: ['leaseDurationSeconds', 'int'], 3: ['acquireTime', 'microtime'], 4: ['renewTime', 'microtime'], 5: ['leaseTransitions', 'int'] })],
+  },
+  // Events as client-go's recorders send them from protobuf clients (library-go's, OCM's agents).
+  'v1/Event': {
+    1: meta, 2: ['involvedObject', msg(objectReference)], 3: ['reason', S], 4: ['message', S], 5: ['source', msg(eventSource)],
+    6: ['firstTimestamp', 'time'], 7: ['lastTimestamp', 'time'], 8: ['count', 'int'], 9: ['type', S], 10: ['eventTime', 'microtime'],
+    11: ['series', msg(eventSeries)], 12: ['action', S], 13: ['related', msg(objectReference)], 14: ['reportingComponent', S], 15: ['reportingInstance', S],
+  },
+  'events.k8s.io/v1/Event': {
+    1: meta, 2: ['eventTime', 'microtime'], 3: ['series', msg(eventSeries)], 4: ['reportingController', S], 5: ['reportingInstance', S],
+    6: ['action', S], 7: ['reason', S], 8: ['regarding', msg(objectReference)], 9: ['related', msg(objectReference)], 10: ['note', S], 11: ['type', S],
+    12: ['deprecatedSource', msg(eventSource)], 13: ['deprecatedFirstTimestamp', 'time'], 14: ['deprecatedLastTimestamp', 'time'], 15: ['deprecatedCount', 'int'],
   },
   'rbac.authorization.k8s.io/v1/Role': role,
   'rbac.authorization.k8s.io/v1/ClusterRole': role,

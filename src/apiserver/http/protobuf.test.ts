@@ -39,6 +39,22 @@ test('decodes DeleteOptions under any group version, as client-go sends them wit
   });
 });
 
+test('decodes events.k8s.io/v1 and core v1 Events as event recorders send them', () => {
+  const ev = envelope('events.k8s.io/v1', 'Event', [
+    [1, [[1, 'c1.abc'], [3, 'c1']]], [2, [[1, 1767225600], [2, 5000]]], [4, 'registration-agent'], [5, 'agent-1'], [6, 'Update'], [7, 'CSRCreated'],
+    [8, [[1, 'ManagedCluster'], [3, 'c1'], [5, 'cluster.open-cluster-management.io/v1']]], [10, 'A csr is created'], [11, 'Normal'],
+  ]);
+  assert.deepEqual(decodeProtobufObject(ev), {
+    apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'c1.abc', namespace: 'c1' }, eventTime: '2026-01-01T00:00:00.000005Z',
+    reportingController: 'registration-agent', reportingInstance: 'agent-1', action: 'Update', reason: 'CSRCreated',
+    regarding: { kind: 'ManagedCluster', name: 'c1', apiVersion: 'cluster.open-cluster-management.io/v1' }, note: 'A csr is created', type: 'Normal',
+  });
+  const core = envelope('v1', 'Event', [[1, [[1, 'e1'], [3, 'ns']]], [2, [[1, 'Pod'], [3, 'p']]], [3, 'Started'], [4, 'started'], [8, 2], [9, 'Normal']]);
+  assert.deepEqual(decodeProtobufObject(core), {
+    apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1', namespace: 'ns' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'Started', message: 'started', count: 2, type: 'Normal',
+  });
+});
+
 test('refuses a body without the prefix, a truncated one, and a kind it has no table for', () => {
   assert.throws(() => decodeProtobufObject(Buffer.from('{}')), ProtobufDecodeError);
   assert.throws(() => decodeProtobufObject(envelope('v1', 'Namespace', [[1, [[1, 'x']]]]).subarray(0, 20)), ProtobufDecodeError);
