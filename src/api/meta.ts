@@ -1,7 +1,7 @@
 // Kubernetes object metadata shapes shared by the server, the client runtime and the controllers.
 // Only the fields ocm-ts reads or writes are typed; everything else passes through untouched.
 
-interface OwnerReference {
+export interface OwnerReference {
   apiVersion: string;
   kind: string;
   name: string;

@@ -1,17 +1,10 @@
 // The Lease the hub replicas elect their leader with: OCM's lock name for the registration
 // controller and library-go's timings, so ocm-ts and OCM replicas never both run the controllers.
 
-export interface HubLeaderElection {
-  namespace: string;
-  name: string;
-  /** Unique per replica (the pod name plus a random suffix). */
-  identity: string;
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-  /** Hand the Lease over at once when stopped (default true, as OCM's); false behaves like a crash. */
-  releaseOnCancel?: boolean;
-}
+import type { LeaderElectionOptions } from '../client/leader-election.js';
+
+/** The lock and timings of runWithLeaderElection; identity is unique per replica (pod name plus a random suffix). */
+export type HubLeaderElection = Pick<LeaderElectionOptions, 'namespace' | 'name' | 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'releaseOnCancel'>;
 
 export const HUB_LOCK_DEFAULTS = Object.freeze({
   name: 'registration-controller-lock',

@@ -2,17 +2,11 @@
 // found about each owner, as kube-controller-manager's garbage collector decides it. Pure: the
 // controller looks the owners up and carries the decision out.
 
-import type { KubeObject } from '../../api/meta.js';
+import type { KubeObject, OwnerReference } from '../../api/meta.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion-finalizers.js';
 
-export interface OwnerRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+/** One entry of `metadata.ownerReferences`. */
+export type OwnerRef = OwnerReference;
 
 /** What looking an owner up found. */
 export type OwnerState =
