@@ -1,9 +1,10 @@
 // Malformed and refused requests get the right Status code and reason, and the server keeps serving.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
+import { type TestApiServer } from '../helpers/embedded-server.js';
 import { rawClient, type RawClient } from '../helpers/raw-client.js';
+import { useRawServer } from '../helpers/raw-server.js';
 
 /** A ConfigMap-shaped document whose data nests `depth` objects deep. */
 function deepJson(depth: number, name: string): string {
@@ -18,13 +19,9 @@ function token(contents: object): string {
 describe('apiserver bad input', () => {
   let srv: TestApiServer;
   let raw: RawClient;
-  before(async () => {
-    srv = await startTestApiServer();
-    raw = rawClient(srv.kubeConfig);
-  });
-  after(async () => {
-    raw.close();
-    await srv.stop();
+  useRawServer((s, r) => {
+    srv = s;
+    raw = r;
   });
 
   const CM = '/api/v1/namespaces/default/configmaps';

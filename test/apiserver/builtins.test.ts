@@ -2,24 +2,21 @@
 // DeleteCollection, and the CSR pipeline (identity injection, approval, built-in signer).
 
 import 'reflect-metadata';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CertificatesV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { createCsr, generateKeyPair } from '../../src/util/x509.js';
 import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
 import { rawClient, type RawClient } from '../helpers/raw-client.js';
+import { useRawServer } from '../helpers/raw-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 describe('apiserver built-in kinds', () => {
   let srv: TestApiServer;
   let raw: RawClient;
-  before(async () => {
-    srv = await startTestApiServer();
-    raw = rawClient(srv.kubeConfig);
-  });
-  after(async () => {
-    raw.close();
-    await srv.stop();
+  useRawServer((s, r) => {
+    srv = s;
+    raw = r;
   });
 
   it('should share Events between core/v1 and events.k8s.io/v1', async () => {

@@ -2,12 +2,13 @@
 // (Background, Foreground, Orphan) for built-ins and custom resources, owners that are gone or
 // reborn with another uid, several owners, and a restart in the middle of the work.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openSqliteStore } from '../../src/apiserver/storage/sqlite-store.js';
-import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
+import { startTestApiServer } from '../helpers/embedded-server.js';
 import { rawClient, type RawClient } from '../helpers/raw-client.js';
+import { useRawServer } from '../helpers/raw-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const NS = 'default';
@@ -22,16 +23,10 @@ const refTo = (o: { apiVersion: string; kind: string; metadata: Meta }, block?: 
 });
 
 describe('apiserver garbage collector', () => {
-  let srv: TestApiServer;
   let raw: RawClient;
-  before(async () => {
-    srv = await startTestApiServer({ controllerResyncMs: 50 });
-    raw = rawClient(srv.kubeConfig);
-  });
-  after(async () => {
-    raw.close();
-    await srv.stop();
-  });
+  useRawServer((_s, r) => {
+    raw = r;
+  }, { controllerResyncMs: 50 });
 
   const createCm = async (name: string, extra: Partial<Meta> = {}, r: RawClient = raw): Promise<{ apiVersion: string; kind: string; metadata: Meta }> => {
     const res = await r.request('POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra } } });

@@ -1,22 +1,16 @@
 // Request paths built to make a regular expression backtrack: answered at once, never blocking the
 // event loop (a run of slashes once cost quadratic time in the trailing-slash trim).
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
-import { rawClient, type RawClient } from '../helpers/raw-client.js';
+import { type RawClient } from '../helpers/raw-client.js';
+import { useRawServer } from '../helpers/raw-server.js';
 
 describe('apiserver hostile paths', () => {
-  let srv: TestApiServer;
   let raw: RawClient;
-  before(async () => {
-    srv = await startTestApiServer();
-    raw = rawClient(srv.kubeConfig);
-  });
-  after(async () => {
-    raw.close();
-    await srv.stop();
+  useRawServer((_s, r) => {
+    raw = r;
   });
 
   it('should answer non-resource paths with long runs of slashes without blocking', async () => {

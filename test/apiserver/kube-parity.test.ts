@@ -1,24 +1,18 @@
 // Answers that differed from kube-apiserver's in the differential test (test/compat/differential),
 // pinned here over real HTTPS: each case is what kube-apiserver answers to the same request.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
 import { protobufEnvelope } from '../helpers/protobuf-encode.js';
-import { rawClient, type RawClient } from '../helpers/raw-client.js';
+import { type RawClient } from '../helpers/raw-client.js';
+import { useRawServer } from '../helpers/raw-server.js';
 
 const NS = '/api/v1/namespaces/default';
 
 describe('answers as kube-apiserver gives them', () => {
-  let srv: TestApiServer;
   let raw: RawClient;
-  before(async () => {
-    srv = await startTestApiServer();
-    raw = rawClient(srv.kubeConfig);
-  });
-  after(async () => {
-    raw.close();
-    await srv.stop();
+  useRawServer((_s, r) => {
+    raw = r;
   });
 
   it('answers POST to a named object with 405 MethodNotAllowed, not a create', async () => {

@@ -4,10 +4,10 @@
 // apply over a field another manager updated conflicts with it. Also the delete preconditions'
 // refusals, worded as kube-apiserver words them.
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
-import { rawClient, type RawClient } from '../helpers/raw-client.js';
+import { type RawClient } from '../helpers/raw-client.js';
+import { useRawServer } from '../helpers/raw-server.js';
 
 const NS = '/api/v1/namespaces/default';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -24,15 +24,9 @@ function owners(obj: { metadata: { managedFields?: Entry[] } }): Omit<Entry, 'ti
 }
 
 describe('managedFields of ordinary writes', () => {
-  let srv: TestApiServer;
   let raw: RawClient;
-  before(async () => {
-    srv = await startTestApiServer();
-    raw = rawClient(srv.kubeConfig);
-  });
-  after(async () => {
-    raw.close();
-    await srv.stop();
+  useRawServer((_s, r) => {
+    raw = r;
   });
 
   it('records a create, an update and a patch as Update entries of their managers', async () => {
@@ -117,15 +111,9 @@ describe('managedFields of ordinary writes', () => {
 });
 
 describe('delete preconditions, as kube-apiserver refuses them', () => {
-  let srv: TestApiServer;
   let raw: RawClient;
-  before(async () => {
-    srv = await startTestApiServer();
-    raw = rawClient(srv.kubeConfig);
-  });
-  after(async () => {
-    raw.close();
-    await srv.stop();
+  useRawServer((_s, r) => {
+    raw = r;
   });
 
   it('names the kind and both values in a 409', async () => {
