@@ -1,42 +1,60 @@
 #!/usr/bin/env node
 // ocm-ts: one binary, one subcommand per component. Each subcommand lives in its own module that
 // parses flags into an options object, validates it, and calls the component's run().
-import 'reflect-metadata';
+//
+// Only the module of the subcommand being run is loaded: the agent is a long-running process whose
+// memory should not pay for the hub, the API server or the certificate library it never uses.
 import { Command, CommanderError } from 'commander';
-import { registerApiserverCommand } from './apiserver-command.js';
-import { registerHubCommand } from './hub-command.js';
-import { registerHubTokenCommand } from './hub-token-command.js';
-import { registerAgentCommand } from './agent-command.js';
-import { registerAcceptCommand } from './accept-command.js';
-import { registerJoinCommand } from './join-command.js';
-import { DoctorUnhealthy, registerDoctorCommand } from './doctor-command.js';
-import { registerGetCommand } from './get-command.js';
-import { registerDemoCommand } from './demo-command.js';
-import { registerWebhookCommand } from './webhook-command.js';
 import { CliUsageError } from './usage-error.js';
 import { rewriteRegistrationArgs } from './registration-aliases.js';
 import { errorMessage } from '../util/errors.js';
 
+type Register = (program: Command) => void;
+
+/** Each subcommand's module, loaded on demand; in the order `--help` lists them. */
+const SUBCOMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Register>]> = [
+  ['apiserver', async () => (await import('./apiserver-command.js')).registerApiserverCommand],
+  [
+    'hub',
+    async () => {
+      const [{ registerHubCommand }, { registerHubTokenCommand }] = await Promise.all([import('./hub-command.js'), import('./hub-token-command.js')]);
+      return (program) => {
+        registerHubCommand(program);
+        registerHubTokenCommand(program.commands.find((c) => c.name() === 'hub')!);
+      };
+    },
+  ],
+  ['agent', async () => (await import('./agent-command.js')).registerAgentCommand],
+  ['join', async () => (await import('./join-command.js')).registerJoinCommand],
+  ['accept', async () => (await import('./accept-command.js')).registerAcceptCommand],
+  ['get', async () => (await import('./get-command.js')).registerGetCommand],
+  ['doctor', async () => (await import('./doctor-command.js')).registerDoctorCommand],
+  ['demo', async () => (await import('./demo-command.js')).registerDemoCommand],
+  ['webhook', async () => (await import('./webhook-command.js')).registerWebhookCommand],
+];
+
+/**
+ * The subcommands to register for `argv`: the one it names, or all of them when it names none
+ * (`--help`, an unknown command), so help and commander's suggestions stay complete.
+ */
+function subcommandsFor(argv: readonly string[]): ReadonlyArray<readonly [string, () => Promise<Register>]> {
+  const named = SUBCOMMANDS.find(([name]) => name === argv[0]);
+  return named ? [named] : SUBCOMMANDS;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const program = new Command('ocm-ts')
-    .description('Open Cluster Management cluster registration: hub, agent and an embedded Kubernetes API server')
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
-    .showHelpAfterError(false)
-    // Options belong to the command they follow: `hub token --kubeconfig X` is token's, not hub's.
-    .enablePositionalOptions();
-  registerApiserverCommand(program);
-  registerHubCommand(program);
-  registerHubTokenCommand(program.commands.find((c) => c.name() === 'hub')!);
-  registerAgentCommand(program);
-  registerJoinCommand(program);
-  registerAcceptCommand(program);
-  registerGetCommand(program);
-  registerDoctorCommand(program);
-  registerDemoCommand(program);
-  registerWebhookCommand(program);
   try {
-    await program.parseAsync(rewriteRegistrationArgs(argv), { from: 'user' });
+    const args = rewriteRegistrationArgs(argv);
+    const program = new Command('ocm-ts')
+      .description('Open Cluster Management cluster registration: hub, agent and an embedded Kubernetes API server')
+      .exitOverride()
+      .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+      .showHelpAfterError(false)
+      // Options belong to the command they follow: `hub token --kubeconfig X` is token's, not hub's.
+      .enablePositionalOptions();
+    const registers = await Promise.all(subcommandsFor(args).map(([, load]) => load()));
+    for (const register of registers) register(program);
+    await program.parseAsync(args, { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -44,12 +62,12 @@ export async function main(argv: string[]): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
       return 2;
     }
-    // The report already says what is wrong.
-    if (err instanceof DoctorUnhealthy) return 1;
     if (err instanceof CliUsageError) {
       process.stderr.write(`error: ${err.message}\n`);
       return 2;
     }
+    // The doctor's report already says what is wrong.
+    if (err instanceof Error && err.name === 'DoctorUnhealthy' && err instanceof (await import('./doctor-command.js')).DoctorUnhealthy) return 1;
     process.stderr.write(`error: ${errorMessage(err)}\n`);
     return 1;
   }

@@ -7,12 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { isIP, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { SecureVersion } from 'node:tls';
 import { errorMessage } from './errors.js';
+import { createServingCertPair } from './native-serving-cert.js';
 import type { Logger } from './logger.js';
-import { createSelfSignedCa, generateKeyPair, issueCertificate } from './x509.js';
 
 /** TLS of an HTTPS listener: versions and ciphers (./tls-flags.ts) and, optionally, the certificate. */
 export interface ServingTls {
@@ -65,22 +65,9 @@ async function inMemoryServingPair(componentName: string, host: string, extra: r
   // Clocks of the client and the server may disagree a little.
   const notBefore = new Date(now - 5 * 60_000);
   const notAfter = new Date(now + 365 * DAY_MS);
-  const ca = await createSelfSignedCa({ commonName: `${componentName}-signer@${Math.floor(now / 1000)}`, notBefore, notAfter });
   const wildcard = host === '0.0.0.0' || host === '::';
   const names = [...new Set([...(wildcard ? ['localhost', hostname(), '127.0.0.1', '::1'] : ['localhost', host]), ...extra])].filter((n) => n !== '');
-  const key = await generateKeyPair('ecdsa-p256');
-  const certPem = await issueCertificate({
-    ca,
-    subject: { commonName: componentName },
-    publicKey: key.publicKeyPem,
-    notBefore,
-    notAfter,
-    keyUsages: ['digitalSignature', 'keyEncipherment'],
-    extKeyUsages: ['serverAuth'],
-    dnsNames: names.filter((n) => isIP(n) === 0),
-    ipAddresses: names.filter((n) => isIP(n) !== 0),
-  });
-  return { certPem, keyPem: key.privateKeyPem, caPem: ca.certPem };
+  return createServingCertPair({ commonName: componentName, names, notBefore, notAfter });
 }
 
 function readPem(what: string, path: string): string {

@@ -4,6 +4,7 @@
 // @peculiar/x509 (about 19 MiB once loaded) out of the agent process.
 
 import { toPem } from '../../../util/pem.js';
+import { oid, seq, set, tlv, utf8 } from '../../../util/der-write.js';
 import { createPrivateKey, createPublicKey, generateKeyPair, sign } from 'node:crypto';
 
 const OID = {
@@ -14,33 +15,6 @@ const OID = {
   extensionRequest: '1.2.840.113549.1.9.14',
   subjectAltName: '2.5.29.17',
 };
-
-function tlv(tag: number, content: Buffer): Buffer {
-  const n = content.length;
-  let len: Buffer;
-  if (n < 0x80) len = Buffer.from([n]);
-  else {
-    const bytes: number[] = [];
-    for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-    len = Buffer.from([0x80 | bytes.length, ...bytes]);
-  }
-  return Buffer.concat([Buffer.from([tag]), len, content]);
-}
-
-const seq = (...items: Buffer[]): Buffer => tlv(0x30, Buffer.concat(items));
-const set = (...items: Buffer[]): Buffer => tlv(0x31, Buffer.concat(items));
-const utf8 = (s: string): Buffer => tlv(0x0c, Buffer.from(s, 'utf8'));
-
-function oid(dotted: string): Buffer {
-  const parts = dotted.split('.').map(Number);
-  const out: number[] = [parts[0]! * 40 + parts[1]!];
-  for (const p of parts.slice(2)) {
-    const b: number[] = [p & 0x7f];
-    for (let v = Math.floor(p / 128); v > 0; v = Math.floor(v / 128)) b.unshift((v & 0x7f) | 0x80);
-    out.push(...b);
-  }
-  return tlv(0x06, Buffer.from(out));
-}
 
 export interface NativeCsrSubject {
   commonName: string;
