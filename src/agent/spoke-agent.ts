@@ -38,6 +38,7 @@ import {
 } from './health/health-server.js';
 import type { SpokeAgentOptions } from './options/agent-options.js';
 import { AgentConfigError } from './phases/config-error.js';
+import { deferAgentMetrics } from './health/deferred-metrics.js';
 import { ensureComponentNamespace } from './phases/prepare.js';
 import { watchFilesForChange } from './process/file-change-watch.js';
 import { runSpokeAgentOnce, type AgentPhase } from './spoke-agent-run.js';
@@ -73,7 +74,7 @@ interface SpokeAgentStatus {
 
 export interface SpokeAgentHandle {
   status(): SpokeAgentStatus;
-  /** The agent's metrics; `registry` is set when they are served (`options.listen`). */
+  /** The agent's metrics (served on `options.listen`). */
   readonly metrics: AgentMetricsSink;
   /** Base URL of the health/metrics server ('' when `listen` is empty). */
   readonly healthUrl: string;
@@ -111,9 +112,9 @@ export async function startSpokeAgent(o: StartSpokeAgentOptions): Promise<SpokeA
   let metrics: AgentMetricsSink;
   try {
     if (opts.listen !== '') {
-      // prom-client is loaded only when /metrics is served.
-      const { createAgentMetrics } = await import('./health/agent-metrics.js');
-      const served = createAgentMetrics({ defaultMetrics: o.defaultMetrics ?? true });
+      // prom-client is loaded only when /metrics is first read.
+      const defaultMetrics = o.defaultMetrics ?? true;
+      const served = deferAgentMetrics(async () => (await import('./health/agent-metrics.js')).createAgentMetrics({ defaultMetrics }));
       metrics = served;
       server = await startHealthServer({
         listen: opts.listen,

@@ -7,6 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentMetrics } from './agent-metrics.js';
+import type { DeferredAgentMetrics } from './deferred-metrics.js';
 import type { Logger } from '../../util/logger.js';
 import { errorMessage } from '../../util/errors.js';
 import type { DelegatedAuthorizer } from '../../client/delegated-auth.js';
@@ -43,9 +44,8 @@ export function createHubKubeconfigHealthChecker(): HubKubeconfigHealthChecker {
   };
 }
 
-/** What the agent records; `registry` is there when the metrics are served (see ./agent-metrics.ts). */
+/** What the agent records (served by prom-client, see ./agent-metrics.ts and ./deferred-metrics.ts). */
 export interface AgentMetricsSink {
-  readonly registry?: AgentMetrics['registry'];
   readonly restarts: { inc(): void };
   readonly phase: { set(labels: { phase: string }, value: number): void };
   readonly csrCreated: { inc(): void };
@@ -76,7 +76,8 @@ export interface HealthServerOptions {
   /** HTTPS settings; omitted = plain HTTP (tests only). */
   tls?: ServingTls;
   checker: HubKubeconfigHealthChecker;
-  metrics: AgentMetrics;
+  /** The metrics served, or metrics whose registry is made at the first /metrics request. */
+  metrics: AgentMetrics | DeferredAgentMetrics;
   /** Who may read /metrics; omitted = anyone. */
   metricsAuthorizer?: DelegatedAuthorizer;
   log: Logger;
@@ -106,10 +107,13 @@ function serveHealth(o: HealthServerOptions, res: ServerResponse): void {
 }
 
 function serveMetrics(o: HealthServerOptions, res: ServerResponse): void {
-  o.metrics.registry.metrics().then(
-    (body) => res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(body),
-    (err: unknown) => text(res, 500, `${errorMessage(err)}\n`),
-  );
+  const m = o.metrics;
+  ('load' in m ? m.load() : Promise.resolve(m))
+    .then(async ({ registry }) => {
+      const body = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    })
+    .catch((err: unknown) => text(res, 500, `${errorMessage(err)}\n`));
 }
 
 function handle(o: HealthServerOptions, req: IncomingMessage, res: ServerResponse): void {
