@@ -88,7 +88,9 @@ describe('apiserver hostile connections', () => {
       const ns = await fresh.readNamespace({ name: 'default' });
       assert.equal(ns.metadata?.name, 'default');
       const tookMs = Date.now() - started;
-      assert.ok(tookMs < 2000, `served in ${tookMs} ms`);
+      // Served at all, not fast: a starved client would wait out the 32 s header timeout; 10 s
+      // leaves room for a loaded machine.
+      assert.ok(tookMs < 10_000, `served in ${tookMs} ms`);
       // The flood did not hold more than the cap: the server closed the rest.
       assert.ok(closedByServer >= flood.length - LIMITS.maxConnections, `${closedByServer} of ${flood.length} closed`);
       assert.ok(logLines.some((l) => l.includes('connection limit reached')), 'the limit is logged');
