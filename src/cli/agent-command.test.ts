@@ -2,18 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SpokeAgentOptions } from '../agent/options/agent-options.js';
 import { buildAgentCommand, normalizeFlagNames } from './agent-command.js';
+import { parseCommand } from '../../test/helpers/parse-command.js';
 
-async function parse(args: string[]): Promise<SpokeAgentOptions> {
-  let got: SpokeAgentOptions | undefined;
-  const cmd = buildAgentCommand(async (o) => {
-    got = o;
-  });
-  cmd.exitOverride();
-  cmd.configureOutput({ writeErr: () => {} });
-  await cmd.parseAsync(args, { from: 'user' });
-  assert.ok(got);
-  return got;
-}
+const parse = (args: string[]): Promise<SpokeAgentOptions> => parseCommand<SpokeAgentOptions>(buildAgentCommand, args);
 
 test('should apply OCM defaults', async () => {
   const o = await parse(['--component-namespace', 'open-cluster-management-agent']);

@@ -6,23 +6,14 @@ import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { buildHubCommand, type HubCommandOptions } from './hub-command.js';
 import { CliUsageError } from './usage-error.js';
+import { parseCommand } from '../../test/helpers/parse-command.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ocm-ts-hub-flags-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\n');
 
-async function parse(args: string[]): Promise<HubCommandOptions> {
-  let got: HubCommandOptions | undefined;
-  const cmd = buildHubCommand(async (o) => {
-    got = o;
-  });
-  cmd.exitOverride();
-  cmd.configureOutput({ writeErr: () => {} });
-  await cmd.parseAsync(args, { from: 'user' });
-  assert.ok(got);
-  return got;
-}
+const parse = (args: string[]): Promise<HubCommandOptions> => parseCommand<HubCommandOptions>(buildHubCommand, args);
 
 // Every argument the cluster-manager operator's registration-controller Deployment template can
 // pass after `/registration controller` (the importer, AWS and gRPC ones included), literally.

@@ -5,21 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildHubCommand, type HubCommandOptions } from './hub-command.js';
 import { CliUsageError } from './usage-error.js';
+import { parseCommand } from '../../test/helpers/parse-command.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ocm-ts-hub-dashboard-flags-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function parse(args: string[]): Promise<HubCommandOptions> {
-  let got: HubCommandOptions | undefined;
-  const cmd = buildHubCommand(async (o) => {
-    got = o;
-  });
-  cmd.exitOverride();
-  cmd.configureOutput({ writeErr: () => {} });
-  await cmd.parseAsync(args, { from: 'user' });
-  assert.ok(got);
-  return got;
-}
+const parse = (args: string[]): Promise<HubCommandOptions> => parseCommand<HubCommandOptions>(buildHubCommand, args);
 
 test('should serve no dashboard unless asked, and bind it to loopback by default', async () => {
   assert.equal((await parse(['--data-dir', dir])).dashboard, undefined);
