@@ -14,12 +14,15 @@ export interface ReferenceBinaries {
   kubeControllerManager: string;
   kubectl: string;
   ocmRegistration: string;
+  /** OCM's `server` binary (its `grpc` subcommand is the hub's gRPC CloudEvents server). */
+  ocmServer: string;
   /** Seconds each build took in this run; 0 when it came from the cache. */
-  buildSeconds: { kube: number; ocm: number };
+  buildSeconds: { kube: number; ocm: number; ocmServer: number };
 }
 
 const kubeModuleDir = new URL('../kube/', import.meta.url).pathname;
 const ocmModuleDir = new URL('../ocm/', import.meta.url).pathname;
+const ocmServerModuleDir = new URL('../ocm-server/', import.meta.url).pathname;
 
 const moduleDigest = (dir: string): string => digest(readFileSync(join(dir, 'go.mod'), 'utf8'), readFileSync(join(dir, 'go.sum'), 'utf8'));
 
@@ -88,11 +91,17 @@ export async function ensureReferenceBinaries(logDir: string, progress: (line: s
   const ocm = await cached(ocmDir, moduleDigest(ocmModuleDir), () =>
     goBuild('go-build-ocm', ['build', ...buildFlags, '-o', `${ocmBin}/`, 'open-cluster-management.io/ocm/cmd/registration'], ocmModuleDir, {}, logDir),
   );
+  const ocmServerDir = join(cacheRoot(), `ocm-server-${OCM_VERSION}-${moduleDigest(ocmServerModuleDir)}`);
+  if (!isCached(ocmServerDir, moduleDigest(ocmServerModuleDir))) progress(`building OCM server ${OCM_VERSION} (first run only, a few minutes)`);
+  const ocmServer = await cached(ocmServerDir, moduleDigest(ocmServerModuleDir), () =>
+    goBuild('go-build-ocm-server', ['build', ...buildFlags, '-o', `${join(ocmServerDir, 'bin')}/`, 'open-cluster-management.io/ocm/cmd/server'], ocmServerModuleDir, {}, logDir),
+  );
   return {
     kubeApiserver: join(kubeBin, 'kube-apiserver'),
     kubeControllerManager: join(kubeBin, 'kube-controller-manager'),
     kubectl: join(kubeBin, 'kubectl'),
     ocmRegistration: join(ocmBin, 'registration'),
-    buildSeconds: { kube, ocm },
+    ocmServer: join(ocmServerDir, 'bin', 'server'),
+    buildSeconds: { kube, ocm, ocmServer },
   };
 }
