@@ -16,7 +16,7 @@ import { FeatureGateError, parseFeatureGates, SPOKE_FEATURE_DEFAULTS } from '../
 import { serviceAccountNamespace } from '../agent/agent-clients.js';
 import { defaultAgentOptions, type AgentTimings, type SpokeAgentOptions } from '../agent/options/agent-options.js';
 import { DurationError, parseGoDuration } from '../util/duration.js';
-import { createLogger, type LogLevel } from '../util/logger.js';
+import { createLogger, isLogLevel, type LogLevel } from '../util/logger.js';
 import { parseListenAddress, ServingConfigError } from '../util/secure-serving.js';
 import { parseTlsServingFlags, TlsFlagError } from '../util/tls-flags.js';
 import { LeaderElectionConfigError, validateLeaderElectionTimings } from '../client/leader-election.js';
@@ -346,7 +346,7 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
     .option('--hub-kube-api-burst <n>', 'burst of the hub clients', intArg('--hub-kube-api-burst'), d.hubKubeApiBurst)
     .option('--terminate-on-files <file>', 'stop (exit 0) when this file changes (repeatable)', collect, [] as string[])
     .option('--exit-on-restart', 'exit non-zero instead of restarting the start sequence in-process', false)
-    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .option('--log-level <level>', 'trace (debug with a timed line per step), debug, info, warn or error', 'info')
     .addOption(hidden('--bootstrap-poll-period <d>', 'bootstrap wait poll period (1s)', durationArg('--bootstrap-poll-period')))
     .addOption(hidden('--register-resync-period <d>', 'register secret controller resync (5m)', durationArg('--register-resync-period')))
     .addOption(hidden('--secret-dump-resync-period <d>', 'hub kubeconfig secret dump resync (5m)', durationArg('--secret-dump-resync-period')))
@@ -361,7 +361,7 @@ export function buildAgentCommand(run: (opts: SpokeAgentOptions, logLevel: LogLe
     .addOption(hidden('--hub-timeout-startup-grace <d>', 'MultipleHubs: hub timeout controller grace period after start (10s)', durationArg('--hub-timeout-startup-grace')))
     .action(async (raw: RawFlags) => {
       const level = raw.logLevel;
-      if (level !== 'debug' && level !== 'info' && level !== 'warn' && level !== 'error') throw new CliUsageError(`invalid argument ${JSON.stringify(level)} for "--log-level" flag`);
+      if (!isLogLevel(level)) throw new CliUsageError(`invalid argument ${JSON.stringify(level)} for "--log-level" flag`);
       await run(agentOptionsFromFlags(raw), level);
     });
   return cmd;

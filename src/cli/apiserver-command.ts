@@ -6,7 +6,7 @@
 
 import type { Command } from 'commander';
 import type { ListenAddress } from '../apiserver/embedded.js';
-import { createLogger, type LogLevel } from '../util/logger.js';
+import { createLogger, isLogLevel, type LogLevel } from '../util/logger.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
 
@@ -43,7 +43,7 @@ export function parseListen(v: string): ListenAddress {
 function validateApiserverOptions(raw: RawApiserverOptions): ApiserverCommandOptions {
   if (!raw.dataDir) throw new CliUsageError('--data-dir is required');
   const level = raw.logLevel ?? 'info';
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliUsageError(`--log-level must be debug, info, warn or error, got "${level}"`);
+  if (!isLogLevel(level)) throw new CliUsageError(`--log-level must be trace, debug, info, warn or error, got "${level}"`);
   return Object.freeze({
     dataDir: raw.dataDir,
     listen: parseListen(raw.listen ?? '127.0.0.1:6443'),
@@ -95,7 +95,7 @@ export function registerApiserverCommand(program: Command): void {
     .option('--cluster-signing-duration <duration>', 'lifetime of certificates the CSR signer issues (20s, 1h, or seconds; default 8760h)')
     .option('--ocm-admission', "apply OCM's ManagedCluster and ManagedClusterSetBinding admission (for OCM's own hub controller)")
     .option('--serve-v1beta1-csr', 'serve CertificateSigningRequests as certificates.k8s.io/v1beta1 instead of v1, like kube-apiserver before 1.19')
-    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .option('--log-level <level>', 'trace (debug with a timed line per step), debug, info, warn or error', 'info')
     .action(async (raw: RawApiserverOptions) => {
       await runApiserver(validateApiserverOptions(raw));
     });

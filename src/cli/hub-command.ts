@@ -22,7 +22,7 @@ import { loadKubeconfigFile } from '../client/kubeconfig.js';
 import type { HubDashboard } from '../dashboard/hub-dashboard.js';
 import { HubOptionsError, resolveHubOptions, type HubOptions } from '../hub/options.js';
 import { realClock } from '../util/clock.js';
-import { createLogger, type LogLevel } from '../util/logger.js';
+import { createLogger, isLogLevel, type LogLevel } from '../util/logger.js';
 import { parseListen as parseHostPort } from './apiserver-command.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
@@ -88,7 +88,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     }
   }
   const level = raw.logLevel ?? 'info';
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliUsageError(`--log-level must be debug, info, warn or error, got "${level}"`);
+  if (!isLogLevel(level)) throw new CliUsageError(`--log-level must be trace, debug, info, warn or error, got "${level}"`);
   const ocm = resolveOcmHubFlags(raw, { needsLock: !raw.dataDir });
   let hub: Readonly<HubOptions>;
   let warnings: string[];
@@ -282,7 +282,7 @@ export function buildHubCommand(run: (opts: HubCommandOptions) => Promise<void>)
     .option('--labels <k=v,...>', 'labels added to every resource the hub creates for clusters')
     .option('--gc-resource-list <gvrs>', 'ordered group/version/resource list deleted on cluster removal', splitList)
     .option('--listen <host:port>', 'with --data-dir: the API server address (default 127.0.0.1:6443, port 0 = a free port); otherwise the /healthz and /metrics address')
-    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .option('--log-level <level>', 'trace (debug with a timed line per step), debug, info, warn or error', 'info')
     .option('--webhook-listen <host:port>', 'also serve OCM\'s admission webhooks here (as ocm-ts webhook); not with --data-dir')
     .option('--tls-cert-file <file>', 'with --webhook-listen: serving certificate (PEM); default: a generated self-signed one')
     .option('--tls-private-key-file <file>', 'with --webhook-listen: key of --tls-cert-file (PEM)')

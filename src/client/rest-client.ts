@@ -51,7 +51,12 @@ export function createKubeClient(config: KubeClientConfig, opts: KubeClientOptio
         })
       : staticConfigSource(config);
   const transport = createTransport({ source, userAgent: opts.userAgent ?? 'ocm-ts', timeoutMs: opts.timeoutMs ?? 30_000 });
-  return new RestClient(opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport);
+  return new RestClient(opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport, log);
+}
+
+/** Whether the request went over a kept-alive connection (a new one costs a TLS handshake). */
+function connectionOf(res: IncomingMessage): 'reused' | 'new' {
+  return (res as IncomingMessage & { req?: { reusedSocket?: boolean } }).req?.reusedSocket ? 'reused' : 'new';
 }
 
 /** Each send waits for a token of the bucket (aborting the wait with the request's signal). */
@@ -71,7 +76,10 @@ function rateLimitedTransport(inner: Transport, limit: { qps: number; burst: num
 }
 
 class RestClient implements KubeClient {
-  constructor(private readonly transport: Transport) {}
+  constructor(
+    private readonly transport: Transport,
+    private readonly log: Logger,
+  ) {}
 
   get server(): string {
     return this.transport.server;
@@ -83,9 +91,12 @@ class RestClient implements KubeClient {
 
   async request<R = unknown>(method: string, path: string, body?: unknown, opts: CallOptions & { contentType?: string } = {}): Promise<R> {
     const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const started = performance.now();
     const res = await this.transport.send({ method, path, body: text, contentType: opts.contentType, signal: opts.signal });
     const answer = await readBody(res, `${method} ${path}`);
     const code = res.statusCode ?? 0;
+    // One line per round trip (debug and trace levels): counting them shows where a flow waits.
+    this.log.debug('http', { method, path, code, durationMs: performance.now() - started, connection: connectionOf(res) });
     if (code < 200 || code > 299) throw statusErrorFrom(res, answer);
     if (answer === '') return undefined as R;
     try {
@@ -104,7 +115,9 @@ class RestClient implements KubeClient {
 
   /** Opens a streaming GET; throws ApiStatusError on non-200. */
   async stream(path: string, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+    const started = performance.now();
     const res = await this.transport.send({ method: 'GET', path, signal, timeoutMs: 0 });
+    this.log.debug('http watch opened', { path, code: res.statusCode, durationMs: performance.now() - started, connection: connectionOf(res) });
     if (res.statusCode !== 200) throw statusErrorFrom(res, await readBody(res, `GET ${path}`));
     return res;
   }
