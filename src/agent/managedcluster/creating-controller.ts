@@ -28,6 +28,11 @@ export interface CreatingControllerOptions {
   spokeExternalServerUrls?: readonly string[];
   /** Spoke CA bundle bytes (PEM), sent base64 as `caBundle`. */
   spokeCaBundle?: Uint8Array;
+  /**
+   * Signal for the create and update requests; default the run's. A write already sent may need to
+   * outlive the run: see the bootstrap phase.
+   */
+  writeSignal?: AbortSignal;
   /** Resync period; default 60 min × (1 + U), U drawn once from `random`. */
   resyncMs?: number;
   random?: () => number;
@@ -77,7 +82,7 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
     }
     if (existing === undefined) {
       try {
-        await clusters.create(decorate(newHubCluster(name)), { signal });
+        await clusters.create(decorate(newHubCluster(name)), { signal: o.writeSignal ?? signal });
       } catch (err) {
         if (isAlreadyExists(err) || ignorable(err)) return;
         throw new Error(`unable to create managed cluster with name "${name}" on hub: ${errorMessage(err)}`, { cause: err });
@@ -88,7 +93,7 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
     const next = decorate(existing);
     if (clientConfigCount(next) === clientConfigCount(existing)) return;
     try {
-      await clusters.update(next, { signal });
+      await clusters.update(next, { signal: o.writeSignal ?? signal });
     } catch (err) {
       if (ignorable(err)) return;
       throw new Error(`unable to update ManagedClusterClientConfigs of managed cluster "${name}" in hub: ${errorMessage(err)}`, { cause: err });

@@ -39,6 +39,9 @@ export interface BootstrapPhaseInput {
   cancel(reason: string): void;
 }
 
+/** How long a ManagedCluster write in flight may outlive the phase: two webhook timeouts of kube-apiserver (10 s each) and some. */
+const WRITE_GRACE_MS = 30_000;
+
 export interface BootstrapControllers {
   /** Stops the controllers and waits for them; the driver is left without a hub. */
   stop(): Promise<void>;
@@ -57,6 +60,13 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
   setMaxListeners(0, phase.signal);
   const stopPhase = (): void => phase.abort();
   signal.addEventListener('abort', stopPhase, { once: true });
+  // A ManagedCluster create already sent outlives the phase (up to WRITE_GRACE_MS): with
+  // auto-approval the hub may sign the CSR, which ends the phase, while the hub's admission webhooks
+  // still hold the create; aborting it then would leave the cluster without a ManagedCluster, since
+  // only this phase creates it.
+  const writes = new AbortController();
+  const abortWrites = (): void => writes.abort();
+  signal.addEventListener('abort', abortWrites, { once: true });
   const scope = createRunScope();
   scope.onEnd(() => bootstrapClient.close());
   scope.onEnd(() => hub.driver.setHub(undefined));
@@ -80,6 +90,7 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
   const creatingController = createCreatingController({
     clusterName: names.clusterName,
     bootstrapClient,
+    writeSignal: writes.signal,
     clusterAnnotations: opts.clusterAnnotations,
     spokeExternalServerUrls: opts.spokeExternalServerUrls,
     ...(i.spokeCaBundle ? { spokeCaBundle: i.spokeCaBundle } : {}),
@@ -101,9 +112,12 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
   );
   return {
     async stop() {
+      const grace = setTimeout(abortWrites, WRITE_GRACE_MS);
       phase.abort();
       signal.removeEventListener('abort', stopPhase);
       await scope.end();
+      clearTimeout(grace);
+      signal.removeEventListener('abort', abortWrites);
     },
   };
 }

@@ -80,6 +80,9 @@ const isJsonContentType = (v: string | undefined): boolean => {
   return type === 'application/json';
 };
 
+/** Reviews slower than this are logged at warn. */
+const SLOW_REVIEW_MS = 1000;
+
 export async function startWebhookServer(opts: WebhookServerOptions): Promise<WebhookServer> {
   const clock = opts.clock ?? realClock;
   const log = opts.log;
@@ -136,7 +139,10 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       ...(response.allowed ? {} : { code: response.status?.code, message: response.status?.message }),
       ...(response.patch !== undefined ? { patched: true } : {}),
     };
-    if (response.allowed) log.debug('admission review', fields);
+    // A review near kube-apiserver's timeout holds the writer's request that long (an agent's
+    // ManagedCluster create among them): worth seeing without debug logs.
+    if (fields.durationMs >= SLOW_REVIEW_MS) log.warn('slow admission review', fields);
+    else if (response.allowed) log.debug('admission review', fields);
     else log.info('admission review refused', fields);
     sendJson(res, 200, reviewResponse(response, request.apiVersion));
   }

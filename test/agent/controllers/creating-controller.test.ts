@@ -72,3 +72,33 @@ test('an existing cluster is updated only when the number of client configs chan
   await c.sync(new AbortController().signal);
   assert.equal((await clusters.get('existing')).metadata.resourceVersion, after1.metadata.resourceVersion);
 });
+
+test('a create already sent completes when the run stops, on the write signal', async () => {
+  const ac = new AbortController();
+  const writes = new AbortController();
+  const seen: Array<AbortSignal | undefined> = [];
+  // The run stops while the create is in flight, as when the hub signs the CSR before admitting the cluster.
+  const slowHub = new Proxy(env.hubAdmin, {
+    get(target, prop, receiver) {
+      if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
+      return (t: Parameters<typeof target.resource>[0]) => {
+        const r = target.resource<ManagedCluster>(t);
+        return new Proxy(r, {
+          get(rt, p, rr) {
+            if (p !== 'create') return Reflect.get(rt, p, rr) as unknown;
+            return async (obj: ManagedCluster, o: { signal?: AbortSignal }) => {
+              seen.push(o.signal);
+              ac.abort();
+              return rt.create(obj, o);
+            };
+          },
+        });
+      };
+    },
+  });
+  const c = createCreatingController({ clusterName: 'create-in-flight', bootstrapClient: slowHub, writeSignal: writes.signal, log: nullLogger() });
+  await c.run(ac.signal);
+  assert.equal(seen[0], writes.signal);
+  const mc = await env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters).get('create-in-flight');
+  assert.equal(mc.metadata.name, 'create-in-flight');
+});

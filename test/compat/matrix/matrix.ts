@@ -35,9 +35,15 @@ interface CellPlan {
 
 const REFERENCE = { hub: 'OCM@kube' as HubKind, agent: 'OCM' as AgentKind };
 
+/**
+ * Cells ordered agent by agent, so that the cells running at the same time are on different hubs:
+ * every hub, OCM's reference hub included, admits one cell's joins at a time. Two cells on one hub
+ * at once doubled that hub's burst on a 2-core machine, and a join storm on a starved hub delays
+ * admission of the ManagedCluster past the auto-approved CSR (see the agents' bootstrap phase).
+ */
 function planCells(hubs: readonly HubKind[]): CellPlan[] {
   const cells: CellPlan[] = [];
-  for (const hub of hubs) for (const agent of AGENT_KINDS) cells.push({ hub, agent, spoke: 'ocm-ts' });
+  for (const agent of AGENT_KINDS) for (const hub of hubs) cells.push({ hub, agent, spoke: 'ocm-ts' });
   for (const agent of AGENT_KINDS) cells.push({ hub: 'ocm-ts', agent, spoke: 'kube' });
   return cells;
 }
