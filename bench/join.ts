@@ -31,7 +31,7 @@ import { createKubeClient, resourceTypes } from '../src/client/index.js';
 import type { KubeClient } from '../src/client/types.js';
 import { installCrds } from '../src/hub/install-crds.js';
 import { realClock } from '../src/util/clock.js';
-import { nullLogger, type LogFields, type Logger } from '../src/util/logger.js';
+import { createLogger, nullLogger, type LogFields, type Logger } from '../src/util/logger.js';
 
 // The hub command from source (as the rest of the bench); BENCH_JOIN_HUB_MAIN=dist/cli/main.js runs a build instead.
 const MAIN = process.env['BENCH_JOIN_HUB_MAIN'] ? resolve(process.env['BENCH_JOIN_HUB_MAIN']) : fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
@@ -46,14 +46,23 @@ interface HubChild {
   exited: Promise<number | null>;
 }
 
-async function startHubChild(dataDir: string, extra: string[]): Promise<HubChild> {
-  const child = spawn(process.execPath, [...(MAIN.endsWith('.ts') ? ['--import', 'tsx'] : []), MAIN, 'hub', '--data-dir', dataDir, '--apiserver-listen', '127.0.0.1:0', '--log-level', 'error', ...extra], {
+async function startHubChild(dataDir: string, extra: string[], onTrace?: (line: string) => void): Promise<HubChild> {
+  const child = spawn(process.execPath, [...(MAIN.endsWith('.ts') ? ['--import', 'tsx'] : []), MAIN, 'hub', '--data-dir', dataDir, '--apiserver-listen', '127.0.0.1:0', '--log-level', onTrace ? 'trace' : 'error', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let out = '';
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  let partial = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    if (!onTrace) {
+      err += d;
+      return;
+    }
+    const lines = (partial + d).split('\n');
+    partial = lines.pop() ?? '';
+    for (const l of lines) onTrace(l);
+  });
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`hub not ready after 120 s: ${err}`)), 120_000);
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -154,21 +163,44 @@ function joinWatcher(hubClient: KubeClient, signal: AbortSignal): { ready: Promi
   };
 }
 
-/** A logger that only records when the agent logs its milestones (no formatting cost). */
-function milestoneLogger(marks: Map<string, number>): Logger {
+/** Records when the agent logs its milestones and counts its round trips; passes every line on to `inner` (trace). */
+function milestoneLogger(marks: Map<string, number>, counts: { roundTrips: number }, inner?: Logger): Logger {
   const rec = (msg: string): void => {
     const key = milestoneOf(msg);
     if (key && !marks.has(key)) marks.set(key, performance.now());
   };
-  const l: Logger = {
-    debug() {},
-    info: (m: string, _f?: LogFields) => rec(m),
-    warn: (m: string) => rec(m),
-    error: (m: string) => rec(m),
-    child: () => l,
+  const wrap = (to: Logger | undefined): Logger => {
+    const l: Logger = {
+      debug: (m: string, f?: LogFields) => {
+        if (m === 'http' || m === 'http watch opened') counts.roundTrips++;
+        to?.debug(m, f);
+      },
+      info: (m: string, f?: LogFields) => {
+        rec(m);
+        to?.info(m, f);
+      },
+      warn: (m: string, f?: LogFields) => {
+        rec(m);
+        to?.warn(m, f);
+      },
+      error: (m: string, f?: LogFields) => {
+        rec(m);
+        to?.error(m, f);
+      },
+      child: (fields: LogFields) => (to ? wrap(to.child(fields)) : l),
+    };
+    return l;
   };
-  return l;
+  return wrap(inner);
 }
+
+/** Epoch milliseconds (with a fraction) of a trace line's leading time. */
+function traceTime(line: string): number {
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})(\d{3})Z/.exec(line);
+  return m ? Date.parse(`${m[1]!}Z`) + Number(m[2]!) / 1000 : NaN;
+}
+
+const wallNow = (): number => performance.timeOrigin + performance.now();
 
 const MILESTONES: Array<[string, RegExp]> = [
   ['management informers synced', /^Waiting for hub client config and managed cluster to be ready/],
@@ -187,11 +219,18 @@ interface JoinSeries {
   label: string;
   timings: Partial<AgentTimings>;
   totals: number[];
+  /** The agent's HTTPS requests (and watches opened) per join. */
+  roundTrips: number[];
   phases: Map<string, number[]>;
 }
 
 export async function benchJoin(): Promise<void> {
   const runs = Math.max(1, Number(process.env['BENCH_JOIN_RUNS'] ?? 10));
+  // OCM_TS_TRACE=1: the hub runs with --log-level trace and the last join of the first series is
+  // printed as one timeline of hub and agent lines (tracing itself slows every join a little).
+  const trace = process.env['OCM_TS_TRACE'] === '1';
+  const hubTrace: string[] = [];
+  const onHubTrace = trace ? (l: string): void => void hubTrace.push(`hub    ${l}`) : undefined;
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-join-'));
   const stop = new AbortController();
   let hub: HubChild | undefined;
@@ -202,7 +241,7 @@ export async function benchJoin(): Promise<void> {
     const token = String(YAML.parse(readFileSync(hub.bootstrapKubeconfig, 'utf8')).users[0].user.token);
     const tokenId = token.split('.')[0]!;
     await stopChild(hub);
-    const autoHub = await startHubChild(join(dir, 'hub'), ['--feature-gates', 'ManagedClusterAutoApproval=true', '--auto-approved-csr-users', `system:bootstrap:${tokenId}`]);
+    const autoHub = await startHubChild(join(dir, 'hub'), ['--feature-gates', 'ManagedClusterAutoApproval=true', '--auto-approved-csr-users', `system:bootstrap:${tokenId}`], onHubTrace);
     hub = autoHub;
     const hubClient = createKubeClient({ kubeconfigPath: autoHub.adminKubeconfig });
     closers.push(() => hubClient.close());
@@ -224,12 +263,17 @@ export async function benchJoin(): Promise<void> {
     // 4. Joins.
     let seq = 0;
     // The two series are interleaved (one join of each in turn) so that load drift on a shared machine hits both alike.
-    const joinOnce = async (s: JoinSeries): Promise<void> => {
+    let traced: { from: number; to: number; agentLines: string[]; roundTrips: number } | undefined;
+    const joinOnce = async (s: JoinSeries, traceThis: boolean): Promise<void> => {
       const name = `bench-${++seq}`;
       const namespace = `agent-${seq}`;
       await spokeClient.resource(resourceTypes.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
       const d = defaultAgentOptions();
       const marks = new Map<string, number>();
+      const counts = { roundTrips: 0 };
+      const agentLines: string[] = [];
+      const agentTrace = traceThis ? createLogger({ level: 'trace', write: (l) => agentLines.push(`agent  ${l}`) }) : undefined;
+      const wall0 = wallNow();
       const t0 = performance.now();
       const joined = watcher.waitFor(name);
       const agent = await startSpokeAgent({
@@ -243,7 +287,7 @@ export async function benchJoin(): Promise<void> {
           spokeExternalServerUrls: [spoke.url],
           timings: { ...d.timings, ...s.timings },
         },
-        log: milestoneLogger(marks),
+        log: milestoneLogger(marks, counts, agentTrace),
         clock: realClock,
         defaultMetrics: false,
       });
@@ -259,6 +303,8 @@ export async function benchJoin(): Promise<void> {
           }, 60_000))),
         ]);
         s.totals.push(t1 - t0);
+        s.roundTrips.push(counts.roundTrips);
+        if (traceThis) traced = { from: wall0, to: wall0 + (t1 - t0), agentLines, roundTrips: counts.roundTrips };
         let prev = t0;
         const add = (key: string, t: number): void => {
           s.phases.set(key, [...(s.phases.get(key) ?? []), t - prev]);
@@ -275,10 +321,10 @@ export async function benchJoin(): Promise<void> {
       }
     };
     const results: JoinSeries[] = [
-      { label: 'agent defaults (bootstrap wait woken by the secret dump, 1 s poll fallback)', timings: {}, totals: [], phases: new Map() },
-      { label: 'bootstrap wait poll 50 ms', timings: { bootstrapPollMs: 50 }, totals: [], phases: new Map() },
+      { label: 'agent defaults (bootstrap wait woken by the secret dump, 1 s poll fallback)', timings: {}, totals: [], roundTrips: [], phases: new Map() },
+      { label: 'bootstrap wait poll 50 ms', timings: { bootstrapPollMs: 50 }, totals: [], roundTrips: [], phases: new Map() },
     ];
-    for (let i = 0; i < runs; i++) for (const s of results) await joinOnce(s);
+    for (let i = 0; i < runs; i++) for (const s of results) await joinOnce(s, trace && i === runs - 1 && s === results[0]);
 
     // 5. Report.
     process.stdout.write(`join: agent start → ManagedCluster Joined and Available on the hub (auto-approval), ${runs} joins per series\n`);
@@ -295,6 +341,14 @@ export async function benchJoin(): Promise<void> {
         const v = [...vals].sort((a, b) => a - b);
         process.stdout.write(`      ${`+ ${key}`.padEnd(36)} median ${ms(quantile(v, 0.5)).padStart(10)}  p90 ${ms(quantile(v, 0.9)).padStart(10)}\n`);
       }
+      process.stdout.write(`      agent round trips per join: median ${quantile([...s.roundTrips].sort((a, b) => a - b), 0.5)}\n`);
+    }
+    if (traced) {
+      const { from, to } = traced;
+      const lines = [...traced.agentLines, ...hubTrace].map((l) => ({ l, t: traceTime(l.slice(7)) })).filter((x) => x.t >= from - 1 && x.t <= to + 1);
+      lines.sort((a, b) => a.t - b.t);
+      process.stdout.write(`\ntrace of the last join (${traced.roundTrips} agent round trips), ms since agent start:\n`);
+      for (const { l, t } of lines) process.stdout.write(`${(t - from).toFixed(2).padStart(8)} ${l.slice(0, 7)}${l.slice(7 + 28)}\n`);
     }
   } finally {
     stop.abort();
