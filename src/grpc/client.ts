@@ -34,6 +34,11 @@ export interface SubscribeRequest {
 
 export interface SubscriptionHandlers {
   onEvent(e: CloudEvent): void;
+  /**
+   * The server registered the subscription (its response headers arrived, as OCM's server sends
+   * them once the subscriber is registered): events published from now on reach this stream.
+   */
+  onReady?(): void;
   /** The subscription ended (never after close()): a GrpcCallError, or an Error for a health timeout or end of stream. */
   onEnd(err: Error): void;
   /** A heartbeat arrived (the server is alive). */
@@ -133,6 +138,9 @@ export function connectCloudEvents(config: GrpcClientConfig, opts: ConnectOption
       timer.unref();
     };
     arm();
+    stream.on('metadata', () => {
+      if (!ended) h.onReady?.();
+    });
     stream.on('data', (pb: PbCloudEvent) => {
       if (ended) return;
       arm();
