@@ -5,6 +5,7 @@
 //   3. start: etcd, real control planes, the four hubs
 //   4. differential: the same requests and kubectl commands to a real kube-apiserver and to ours
 //   5. matrix: hubs × agents × scenarios, printed as a table
+//   6. grpc: registration over OCM's gRPC driver, OCM's agent and server against ours (grpc/phase.ts)
 // The run's folder (logs of every process) is printed and kept when something fails.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { EMBEDDED_SERVER_OPTIONS, runDifferential } from './differential/differe
 import { stopAllChildren } from './infra/child-process.js';
 import { startEtcd } from './infra/etcd.js';
 import { startKubeControlPlane } from './infra/kube-control-plane.js';
+import { grpcProblems, renderGrpcTable, runGrpcPhase } from './grpc/phase.js';
 import { HUB_KINDS, startHub, type Hub, type HubKind } from './matrix/hubs.js';
 import { judge, renderTable, runMatrix } from './matrix/matrix.js';
 import { ensureReferenceBinaries } from './tools/build.js';
@@ -46,7 +48,8 @@ async function main(): Promise<number> {
   const tools = await phase('tools', () => checkToolchain());
   say(`${tools.goVersion}, etcd ${tools.etcdVersion}, Kubernetes ${KUBE_VERSION}, OCM ${OCM_VERSION}`);
   const bins = await phase('build', () => ensureReferenceBinaries(runDir, say));
-  say(`build times: Kubernetes ${bins.buildSeconds.kube ? `${bins.buildSeconds.kube.toFixed(0)} s` : 'cached'}, OCM ${bins.buildSeconds.ocm ? `${bins.buildSeconds.ocm.toFixed(0)} s` : 'cached'}`);
+  const took = (s: number): string => (s ? `${s.toFixed(0)} s` : 'cached');
+  say(`build times: Kubernetes ${took(bins.buildSeconds.kube)}, OCM ${took(bins.buildSeconds.ocm)}, OCM server ${took(bins.buildSeconds.ocmServer)}`);
 
   const etcd = await phase('etcd', () => startEtcd(tools.etcd, runDir));
   const kube = { kubeApiserver: bins.kubeApiserver, kubeControllerManager: bins.kubeControllerManager };
@@ -86,8 +89,15 @@ async function main(): Promise<number> {
   const table = renderTable(results);
   writeFileSync(join(runDir, 'matrix.txt'), table);
   process.stdout.write(`\n${table}\n\n`);
+  const grpc = await phase('grpc', () =>
+    runGrpcPhase({ runDir, etcd, kube, ocmRegistration: bins.ocmRegistration, ocmServer: bins.ocmServer, log: say }),
+  );
+  const grpcTable = renderGrpcTable(grpc);
+  writeFileSync(join(runDir, 'grpc.txt'), grpcTable);
+  process.stdout.write(`\n${grpcTable}\n\n`);
   const problems = [
     ...judge(results),
+    ...grpcProblems(grpc),
     ...differential.unexplained.map((u) => `differential: ${u.step}: ${u.diff.slice(0, 3).join('; ')}`),
   ];
   await phase('stop', async () => {
