@@ -30,6 +30,7 @@ const SUBCOMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Reg
   ['get', async () => (await import('./get-command.js')).registerGetCommand],
   ['doctor', async () => (await import('./doctor-command.js')).registerDoctorCommand],
   ['demo', async () => (await import('./demo-command.js')).registerDemoCommand],
+  ['fleet', async () => (await import('./fleet-command.js')).registerFleetCommand],
   ['webhook', async () => (await import('./webhook-command.js')).registerWebhookCommand],
 ];
 

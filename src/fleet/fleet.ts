@@ -1,0 +1,306 @@
+// The fleet simulator: N real registration agents (the product's startSpokeAgent, unchanged) in this
+// process, each with its own cluster name, key, certificate and hub connections, against one hub.
+// The spoke side is shared and light: one embedded API server with one agent namespace per cluster.
+// The hub is either given (a bootstrap kubeconfig) or started here in a child process.
+
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ManagedCluster } from '../api/cluster.js';
+import { loadCrds, SPOKE_CRD_NAMES } from '../api/crds.js';
+import { startEmbeddedApiServer, type EmbeddedApiServer } from '../apiserver/embedded.js';
+import { defaultAgentOptions } from '../agent/options/agent-options.js';
+import { startSpokeAgent, type SpokeAgentHandle } from '../agent/spoke-agent.js';
+import { isAlreadyExists } from '../client/errors.js';
+import { createKubeClient } from '../client/rest-client.js';
+import { resourceTypes } from '../client/resource-types.js';
+import type { KubeClient } from '../client/types.js';
+import { installCrds } from '../hub/install-crds.js';
+import type { Clock } from '../util/clock.js';
+import { errorMessage } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { ClusterBoard, type BoardCounts } from './cluster-board.js';
+import { startHubProcess, type CliEntry, type HubProcess } from './hub-process.js';
+import { watchHubClusters } from './hub-watch.js';
+import { readEstablished, readProcSample, coresBetween, type ProcSample } from './proc-stats.js';
+import { createRequestProbe, type RequestProbe } from './request-probe.js';
+
+export type FleetHub =
+  | { kind: 'external'; bootstrapKubeconfig: string; adminKubeconfig?: string }
+  | { kind: 'local'; dataDir: string; cli: CliEntry; clusterSigningDurationMs?: number; autoApproval: boolean };
+
+export interface FleetOptions {
+  clusters: number;
+  /** Cluster names are `<prefix><i>`, i from 1. */
+  namePrefix: string;
+  hub: FleetHub;
+  /** The spoke API server's data and the agents' hub kubeconfig directories. */
+  workDir: string;
+  /** Set on every ManagedCluster of the fleet (needs the hub's admin kubeconfig); undefined = the hub's default. */
+  leaseDurationSeconds?: number;
+  /** Agents started per second; undefined = all at once. */
+  joinRatePerSecond?: number;
+  log: Logger;
+  clock: Clock;
+}
+
+export interface FleetSample {
+  atMs: number;
+  counts: BoardCounts;
+  started: number;
+  /** Agents that stopped with an error or could not start. */
+  failed: number;
+  /** Hub process figures (local hub only). */
+  hubCores?: number;
+  hubRssBytes?: number;
+  /** Established connections to the hub's port (local hub, Linux). */
+  hubConnections?: number;
+  openWatches: number;
+  simulatorRssBytes: number;
+}
+
+export interface AgentTotals {
+  /** Bootstrap phases entered by all agents (one per agent for a first join). */
+  bootstraps: number;
+  /** Start sequence runs (one per agent unless an agent restarted). */
+  runs: number;
+}
+
+export interface Fleet {
+  readonly names: readonly string[];
+  readonly board: ClusterBoard;
+  readonly probe: RequestProbe;
+  /** The local hub (undefined for an external hub). */
+  readonly hub: HubProcess | undefined;
+  /** The hub's admin client, when there is one. */
+  readonly admin: KubeClient | undefined;
+  /** Time the first agent was started (clock ms), once started. */
+  firstStartMs(): number | undefined;
+  /** Resolves when every agent was started (at the join rate). */
+  readonly allStarted: Promise<void>;
+  /** Takes a sample; CPU is averaged since the previous call. */
+  sample(): FleetSample;
+  agentTotals(): AgentTotals;
+  /** Simulator RSS before the first agent started (bytes). */
+  readonly baselineRssBytes: number;
+  stop(): Promise<void>;
+}
+
+const AGENT_START_CONCURRENCY = 64;
+
+/** The spoke as an operator prepares it: spoke CRDs, then one agent namespace per cluster. */
+async function startSpoke(o: FleetOptions, names: readonly string[], signal: AbortSignal): Promise<{ server: EmbeddedApiServer; client: KubeClient }> {
+  const server = await startEmbeddedApiServer({ dataDir: join(o.workDir, 'spoke'), listen: { host: '127.0.0.1', port: 0 }, log: o.log.child({ component: 'spoke-apiserver' }), clock: o.clock });
+  const client = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath });
+  try {
+    await installCrds(client, loadCrds(SPOKE_CRD_NAMES), { clock: o.clock, signal });
+    const namespaces = client.resource(resourceTypes.namespaces);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < names.length) {
+        const name = names[next++]!;
+        try {
+          await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: agentNamespace(name) } }, { signal });
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+  } catch (err) {
+    client.close();
+    await server.close();
+    throw err;
+  }
+  return { server, client };
+}
+
+function agentNamespace(cluster: string): string {
+  return `agent-${cluster}`;
+}
+
+/** Starts `count` tasks with at most `rate` starts per second (unlimited when undefined), `concurrency` at a time. */
+async function paced(count: number, rate: number | undefined, concurrency: number, clock: Clock, signal: AbortSignal, task: (i: number) => Promise<void>): Promise<void> {
+  const t0 = clock.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count && !signal.aborted) {
+      const i = next++;
+      if (rate !== undefined) {
+        const due = t0 + (i * 1000) / rate;
+        const wait = due - clock.now();
+        if (wait > 0) {
+          try {
+            await clock.sleep(wait, signal);
+          } catch {
+            return;
+          }
+        }
+      }
+      await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+export async function startFleet(o: FleetOptions, signal: AbortSignal): Promise<Fleet> {
+  const names = Array.from({ length: o.clusters }, (_, i) => `${o.namePrefix}${i + 1}`);
+  await mkdir(o.workDir, { recursive: true, mode: 0o700 });
+  const closers: Array<() => Promise<void> | void> = [];
+  const closeAll = async (): Promise<void> => {
+    for (const c of closers.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        o.log.warn('fleet: error while stopping', { err: errorMessage(err) });
+      }
+    }
+  };
+  try {
+    let hub: HubProcess | undefined;
+    let bootstrapKubeconfig: string;
+    let adminKubeconfig: string | undefined;
+    if (o.hub.kind === 'local') {
+      await mkdir(o.hub.dataDir, { recursive: true, mode: 0o700 });
+      hub = await startHubProcess({
+        cli: o.hub.cli,
+        dataDir: o.hub.dataDir,
+        autoApproval: o.hub.autoApproval,
+        ...(o.hub.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: o.hub.clusterSigningDurationMs } : {}),
+      });
+      const h = hub;
+      closers.push(() => h.stop());
+      bootstrapKubeconfig = hub.endpoints.bootstrapKubeconfig;
+      adminKubeconfig = hub.endpoints.adminKubeconfig;
+    } else {
+      bootstrapKubeconfig = o.hub.bootstrapKubeconfig;
+      adminKubeconfig = o.hub.adminKubeconfig;
+    }
+    if (o.leaseDurationSeconds !== undefined && adminKubeconfig === undefined) throw new Error('a lease duration needs the hub admin kubeconfig');
+    const watchClient = createKubeClient({ kubeconfigPath: adminKubeconfig ?? bootstrapKubeconfig }, { userAgent: 'ocm-ts-fleet' });
+    closers.push(() => watchClient.close());
+    const hostPort = new URL(watchClient.server).host;
+    const probe = createRequestProbe(hostPort);
+    closers.push(() => probe.close());
+
+    const board = new ClusterBoard(new Set(names));
+    const watchCtl = new AbortController();
+    const onAbort = (): void => watchCtl.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    closers.push(() => signal.removeEventListener('abort', onAbort));
+    // The lease duration is the hub's to set (spec.leaseDurationSeconds); an admin does it once per cluster.
+    const patched = new Set<string>();
+    const clusters = watchClient.resource<ManagedCluster>(resourceTypes.managedClusters);
+    const onCluster = (mc: ManagedCluster): void => {
+      const name = mc.metadata.name ?? '';
+      if (o.leaseDurationSeconds === undefined || patched.has(name) || !board.leaseDurationOf(name) || mc.spec?.leaseDurationSeconds === o.leaseDurationSeconds) return;
+      if (!names.includes(name)) return;
+      patched.add(name);
+      clusters.patch(name, 'merge', { spec: { leaseDurationSeconds: o.leaseDurationSeconds } }, { signal: watchCtl.signal }).catch((err: unknown) => {
+        patched.delete(name);
+        o.log.warn('fleet: cannot set the lease duration', { cluster: name, err: errorMessage(err) });
+      });
+    };
+    const watching = watchHubClusters({ client: watchClient, board, clock: o.clock, onCluster }, watchCtl.signal);
+    closers.push(async () => {
+      watchCtl.abort();
+      await watching;
+    });
+
+    const spoke = await startSpoke(o, names, signal);
+    closers.push(() => spoke.server.close());
+    closers.push(() => spoke.client.close());
+
+    const agents: SpokeAgentHandle[] = [];
+    let failedToStart = 0;
+    closers.push(async () => {
+      await Promise.all(agents.map((a) => a.stop()));
+    });
+    const baselineRssBytes = process.memoryUsage.rss();
+    let firstStart: number | undefined;
+    const startCtl = new AbortController();
+    const onStopStart = (): void => startCtl.abort();
+    signal.addEventListener('abort', onStopStart, { once: true });
+    closers.push(() => startCtl.abort());
+    const allStarted = paced(names.length, o.joinRatePerSecond, AGENT_START_CONCURRENCY, o.clock, startCtl.signal, async (i) => {
+      const name = names[i]!;
+      firstStart ??= o.clock.now();
+      const d = defaultAgentOptions();
+      try {
+        const agent = await startSpokeAgent({
+          options: {
+            ...d,
+            kubeconfig: spoke.server.adminKubeconfigPath,
+            clusterName: name,
+            namespace: agentNamespace(name),
+            bootstrapKubeconfig,
+            hubKubeconfigDir: join(o.workDir, 'agents', name),
+            spokeExternalServerUrls: [spoke.server.url],
+          },
+          log: o.log.child({ cluster: name }),
+          clock: o.clock,
+          defaultMetrics: false,
+        });
+        agents.push(agent);
+      } catch (err) {
+        failedToStart++;
+        o.log.error('fleet: agent did not start', { cluster: name, err: errorMessage(err) });
+      }
+    }).finally(() => signal.removeEventListener('abort', onStopStart));
+
+    let prevHub: { at: number; s: ProcSample } | undefined;
+    const sample = (): FleetSample => {
+      const atMs = o.clock.now();
+      let failed = failedToStart;
+      for (const a of agents) {
+        const st = a.status();
+        if (st.phase === 'stopped' && st.exitCode !== 0) failed++;
+      }
+      const out: FleetSample = { atMs, counts: board.counts(), started: agents.length + failedToStart, failed, openWatches: probe.openWatches(), simulatorRssBytes: process.memoryUsage.rss() };
+      const pid = hub?.pid();
+      const s = pid !== undefined ? readProcSample(pid) : undefined;
+      if (s) {
+        if (prevHub) out.hubCores = coresBetween(prevHub.s, s, atMs - prevHub.at);
+        out.hubRssBytes = s.rssBytes;
+        prevHub = { at: atMs, s };
+      } else {
+        prevHub = undefined;
+      }
+      if (hub) {
+        const c = readEstablished(hub.endpoints.port);
+        if (c !== undefined) out.hubConnections = c;
+      }
+      return out;
+    };
+    sample();
+
+    return {
+      names,
+      board,
+      probe,
+      hub,
+      admin: adminKubeconfig !== undefined ? watchClient : undefined,
+      firstStartMs: () => firstStart,
+      allStarted,
+      sample,
+      agentTotals: () => agents.reduce((t, a) => {
+        const st = a.status();
+        return { bootstraps: t.bootstraps + st.bootstraps, runs: t.runs + st.runs };
+      }, { bootstraps: 0, runs: 0 }),
+      baselineRssBytes,
+      async stop() {
+        await closeAll();
+        if (o.hub.kind === 'local') {
+          // Nothing: the hub's data stays for the next run (its port and bootstrap token are reused).
+        }
+      },
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+/** Removes what a fleet run wrote (the spoke and agents' directories). */
+export async function removeFleetWorkDir(workDir: string): Promise<void> {
+  await rm(workDir, { recursive: true, force: true });
+}

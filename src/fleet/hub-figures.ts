@@ -1,0 +1,33 @@
+// Figures read from the hub with its admin client: its write counter (the storage revision, which
+// every write of any object advances by one), the CSRs it holds, and which cluster leases were
+// renewed since a given time.
+
+import type { Lease } from '../api/core.js';
+import { names as wellKnownNames } from '../api/constants.js';
+import { resourceTypes } from '../client/resource-types.js';
+import type { KubeClient } from '../client/types.js';
+
+/** The hub's current storage revision: a list's resourceVersion is the revision it was read at. */
+export async function hubRevision(admin: KubeClient, signal?: AbortSignal): Promise<number> {
+  const list = await admin.resource(resourceTypes.namespaces).list({ limit: 1, ...(signal ? { signal } : {}) });
+  const rv = Number(list.metadata?.resourceVersion);
+  if (!Number.isSafeInteger(rv)) throw new Error(`the hub answered a list without a numeric resourceVersion: ${String(list.metadata?.resourceVersion)}`);
+  return rv;
+}
+
+export async function csrCount(admin: KubeClient, signal?: AbortSignal): Promise<number> {
+  const list = await admin.resource(resourceTypes.certificateSigningRequests).list(signal ? { signal } : {});
+  return list.items.length;
+}
+
+/** Clusters among `members` whose lease was renewed at or after `sinceMs`. */
+export async function leasesRenewedSince(admin: KubeClient, members: ReadonlySet<string>, sinceMs: number, signal?: AbortSignal): Promise<number> {
+  const list = await admin.resource<Lease>(resourceTypes.leases).list({ fieldSelector: `metadata.name=${wellKnownNames.clusterLease}`, ...(signal ? { signal } : {}) });
+  let n = 0;
+  for (const l of list.items) {
+    const ns = l.metadata.namespace ?? '';
+    const t = Date.parse(l.spec?.renewTime ?? '');
+    if (members.has(ns) && Number.isFinite(t) && t >= sinceMs) n++;
+  }
+  return n;
+}

@@ -1,0 +1,42 @@
+// Small statistics over samples: nearest-rank quantiles and a bounded reservoir, so that 10,000
+// agents renewing leases for an hour keep a fixed amount of memory.
+
+/** Nearest-rank quantile of ascending `sorted`; NaN when empty. */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** Keeps a uniform sample of at most `capacity` values (Vitter's algorithm R). */
+export class Reservoir {
+  private readonly values: number[] = [];
+  private seen = 0;
+  constructor(
+    private readonly capacity: number,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  add(v: number): void {
+    this.seen++;
+    if (this.values.length < this.capacity) {
+      this.values.push(v);
+      return;
+    }
+    const i = Math.floor(this.random() * this.seen);
+    if (i < this.capacity) this.values[i] = v;
+  }
+
+  /** Values added so far (not only those kept). */
+  count(): number {
+    return this.seen;
+  }
+
+  sorted(): number[] {
+    return [...this.values].sort((a, b) => a - b);
+  }
+
+  clear(): void {
+    this.values.length = 0;
+    this.seen = 0;
+  }
+}
