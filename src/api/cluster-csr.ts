@@ -4,7 +4,7 @@
 // holding the bootstrap token can create a CSR with any label and subject: the label is only a hint,
 // the subject and the requester are what count. Pure.
 
-import { clusterGroupName, labels, names } from './constants.js';
+import { annotations, clusterGroupName, labels, names } from './constants.js';
 import type { CertificateSigningRequest } from './core.js';
 import { decodeCsrRequest, type CsrSubject } from './csr-subject.js';
 
@@ -113,6 +113,23 @@ function requesterProblem(spec: Requester, cluster: string, bootstrapUsers: read
 const invalid = (check: ClusterCsrCheck, reason: string): ClusterCsrVerdict => ({ valid: false, check, reason });
 
 /**
+ * Who asked for the certificate. The hub's gRPC server creates gRPC-signer CSRs with its own
+ * identity on behalf of agents and names the agent in the csr-user annotation (as OCM's does), so
+ * for that signer the annotation is the requester (with no groups); for others the API server's
+ * record in the spec.
+ */
+export function csrRequester(csr: CertificateSigningRequest): Requester & { username?: string } {
+  const spec: Partial<CertificateSigningRequest['spec']> = csr.spec ?? {};
+  if (spec.signerName === names.grpcSigner) {
+    const user = csr.metadata?.annotations?.[annotations.csrUser];
+    return user !== undefined && user !== '' ? { username: user, groups: [] } : { groups: [] };
+  }
+  return { ...(typeof spec.username === 'string' ? { username: spec.username } : {}), groups: spec.groups };
+}
+
+const AGENT_SIGNERS: readonly string[] = [names.kubeApiserverClientSigner, names.grpcSigner];
+
+/**
  * Is `csr` a request for a managed cluster agent's hub client certificate, made by a bootstrap
  * identity or by that cluster's own agent? Never throws: garbage is invalid with a reason.
  */
@@ -123,14 +140,14 @@ export function validateClusterCsr(csr: CertificateSigningRequest, opts: Cluster
   if (cluster === '') return invalid('labels', `its ${labels.clusterName} label is empty`);
   if (csrLabels[labels.addonName] !== undefined) return invalid('labels', `it carries the ${labels.addonName} label: an add-on's CSR, not the cluster's`);
   const spec: Partial<CertificateSigningRequest['spec']> = csr.spec ?? {};
-  if (spec.signerName !== names.kubeApiserverClientSigner) return invalid('signer', `signer ${String(spec.signerName)} is not ${names.kubeApiserverClientSigner}`);
+  if (!AGENT_SIGNERS.includes(spec.signerName as string)) return invalid('signer', `signer ${String(spec.signerName)} is not ${AGENT_SIGNERS.join(' or ')}`);
   const decoded = decodeCsrRequest(spec.request);
   if (!decoded.ok) return invalid('request', decoded.reason);
   const subjectProblem = agentSubjectProblem(cluster, decoded.subject);
   if (subjectProblem) return invalid('subject', subjectProblem);
   const usagesProblem = agentUsagesProblem(spec.usages);
   if (usagesProblem) return invalid('usages', usagesProblem);
-  const who = requesterProblem(spec, cluster, opts.bootstrapUsers);
+  const who = requesterProblem(csrRequester(csr), cluster, opts.bootstrapUsers);
   if (who) return invalid('requester', who);
   const commonName = decoded.subject.commonNames[0]!;
   return { valid: true, cluster, agentName: parseAgentUserName(commonName)!.agentName, commonName };

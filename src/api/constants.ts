@@ -108,6 +108,8 @@ export const names = {
   defaultClusterSet: 'default',
   globalClusterSet: 'global',
   kubeApiserverClientSigner: 'kubernetes.io/kube-apiserver-client',
+  /** OCM's signer of gRPC client certificates (signed by the hub with its gRPC CA). */
+  grpcSigner: 'open-cluster-management.io/grpc',
 } as const;
 
 /** Keys of the hub kubeconfig secret (also the file names in the hub kubeconfig dir). */

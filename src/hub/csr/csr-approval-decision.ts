@@ -2,7 +2,7 @@
 // (renewal after a SubjectAccessReview, or a listed bootstrap user). What makes a CSR a managed
 // cluster agent's is the rule shared with `ocm-ts accept`, so neither approves what the other refuses.
 
-import { validateClusterCsr } from '../../api/cluster-csr.js';
+import { csrRequester, validateClusterCsr } from '../../api/cluster-csr.js';
 import type { CertificateSigningRequest } from '../../api/core.js';
 
 /** Approved or Denied (any status) means a human or controller already decided. */
@@ -29,9 +29,10 @@ export function planApproval(csr: CertificateSigningRequest, opts: ApprovalOptio
   // Listed auto-approval users count as bootstrap identities, like `accept --bootstrap-users`.
   const v = validateClusterCsr(csr, { bootstrapUsers: opts.autoApprovedUsers });
   if (!v.valid) return { kind: 'refuse', why: v.reason };
-  if (csr.spec.username === v.commonName) return { kind: 'renewal', cluster: v.cluster };
+  const requester = csrRequester(csr).username;
+  if (requester === v.commonName) return { kind: 'renewal', cluster: v.cluster };
   if (!opts.autoApproval) return { kind: 'skip', why: 'left for manual approval' };
-  if (csr.spec.username !== undefined && opts.autoApprovedUsers.includes(csr.spec.username)) return { kind: 'bootstrap', cluster: v.cluster };
+  if (requester !== undefined && opts.autoApprovedUsers.includes(requester)) return { kind: 'bootstrap', cluster: v.cluster };
   return { kind: 'skip', why: 'requester is not an auto-approved user' };
 }
 
