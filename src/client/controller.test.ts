@@ -143,7 +143,7 @@ test('should wait for informer caches before starting workers, and fail after th
   await assert.rejects(p, /caches not synced within 1000 ms/);
 });
 
-test('should honour requeueAfterMs, 409 requeue-now and 429 Retry-After', async () => {
+test('should honour requeueAfterMs, retry a 409 after the rate limiter delay or at once on a new event, and honour 429 Retry-After', async () => {
   const { log } = capture();
   const clock = createManualClock();
   const calls: string[] = [];
@@ -155,7 +155,7 @@ test('should honour requeueAfterMs, 409 requeue-now and 429 Retry-After', async 
       calls.push(key);
       const n = calls.filter((k) => k === key).length;
       if (key === 'later' && n === 1) return { requeueAfterMs: 30_000 };
-      if (key === 'conflict' && n === 1) throw new ApiStatusError(statusFromCode(409, 'conflict'));
+      if ((key === 'conflict' || key === 'conflict2') && n === 1) throw new ApiStatusError(statusFromCode(409, 'conflict'));
       if (key === 'slow' && n === 1) throw new ApiStatusError(statusFromCode(429, 'slow down'), { retryAfterSeconds: 7 });
       return undefined;
     },
@@ -163,7 +163,18 @@ test('should honour requeueAfterMs, 409 requeue-now and 429 Retry-After', async 
   const ac = new AbortController();
   const run = c.run(ac.signal);
   c.enqueue('conflict');
+  // The fallback retry waits on the rate limiter (5 ms first)...
+  await waitFor(() => calls.includes('conflict') && clock.pending() === 1);
+  assert.equal((clock.nextDue() as number) - clock.now(), 5);
+  clock.advance(5);
   await waitFor(() => calls.filter((k) => k === 'conflict').length === 2);
+  // ...while the watch event of the newer object re-queues it at once.
+  c.enqueue('conflict2');
+  await waitFor(() => calls.includes('conflict2') && clock.pending() === 1);
+  c.enqueue('conflict2');
+  await waitFor(() => calls.filter((k) => k === 'conflict2').length === 2);
+  clock.advance(5);
+  await waitFor(() => calls.filter((k) => k === 'conflict2').length === 3);
   c.enqueue('later');
   await waitFor(() => calls.includes('later') && clock.pending() === 1);
   assert.equal((clock.nextDue() as number) - clock.now(), 30_000);

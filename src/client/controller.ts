@@ -1,12 +1,16 @@
 // Controller: workers pull keys from a rate-limited work queue and call reconcile(key, signal).
 // One switch decides what follows a run (controller-runtime's reconcileHandler):
 //   TerminalError → log, forget, no retry
-//   other error → retryDecision: 409 requeue now, 429 after Retry-After, 5xx/network rate-limited
+//   other error → retryDecision: 409 rate-limited (see below), 429 after Retry-After, 5xx/network rate-limited
 //     backoff; other 4xx are also retried with backoff (OCM's controllers re-queue every error a
 //     sync returns, rate-limited) unless
 //     `terminalOnClientErrors` makes them terminal as retryDecision says
 //   { requeueAfterMs } → forget the failure count, add after the delay
 //   success → forget
+// A 409 means the cached object is older than the server's. Retrying at once would read the same
+// stale cache and lose again (several hub controllers patching one ManagedCluster used to trade
+// 409s this way); the watch event of the newer object re-queues the key as soon as the cache has
+// it, and the rate-limited retry (5 ms, doubling) is only the fallback for keys no event re-queues.
 
 import { randomUUID } from 'node:crypto';
 import { realClock, setTimeoutUntilAborted } from '../util/clock.js';
@@ -19,8 +23,6 @@ import { createWorkQueue, type WorkQueue } from './work-queue.js';
 
 export { TerminalError };
 
-/** Immediate requeues after conflicts before falling back to the rate limiter (avoids hot loops on a stale cache). */
-const MAX_IMMEDIATE_REQUEUES = 3;
 /** Failure count from which a retried error is logged at warn instead of debug. */
 const WARN_AFTER_REQUEUES = 5;
 
@@ -70,18 +72,12 @@ export function createController(options: ControllerRuntimeOptions): Controller 
       case 'terminal':
         queue.forget(key);
         return { level: 'error' };
-      case 'requeueNow': {
-        const delay = rateLimiter.when(key);
-        const n = rateLimiter.numRequeues(key);
-        const wait = n <= MAX_IMMEDIATE_REQUEUES ? 0 : delay;
-        queue.addAfter(key, wait);
-        return { level: n >= WARN_AFTER_REQUEUES ? 'warn' : 'debug', retryInMs: wait };
-      }
       case 'after': {
         rateLimiter.when(key);
         queue.addAfter(key, decision.delayMs);
         return { level: rateLimiter.numRequeues(key) >= WARN_AFTER_REQUEUES ? 'warn' : 'debug', retryInMs: decision.delayMs };
       }
+      case 'conflict':
       case 'backoff': {
         const delay = rateLimiter.when(key);
         queue.addAfter(key, delay);

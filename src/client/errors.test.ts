@@ -10,8 +10,8 @@ function apiErr(code: number, reason?: string, retryAfterSeconds?: number): ApiS
 
 test('should decide retries from the error (table)', () => {
   const cases: Array<{ name: string; input: unknown; expected: RetryDecision }> = [
-    { name: '409 conflict → requeue now', input: apiErr(409, 'Conflict'), expected: { kind: 'requeueNow' } },
-    { name: '409 already exists → requeue now', input: apiErr(409, 'AlreadyExists'), expected: { kind: 'requeueNow' } },
+    { name: '409 conflict → conflict', input: apiErr(409, 'Conflict'), expected: { kind: 'conflict' } },
+    { name: '409 already exists → conflict', input: apiErr(409, 'AlreadyExists'), expected: { kind: 'conflict' } },
     { name: '429 with Retry-After → after', input: apiErr(429, undefined, 3), expected: { kind: 'after', delayMs: 3000 } },
     { name: '429 without Retry-After → backoff', input: apiErr(429), expected: { kind: 'backoff' } },
     { name: '500 → backoff', input: apiErr(500), expected: { kind: 'backoff' } },

@@ -99,20 +99,21 @@ export function isGone(err: unknown): boolean {
 }
 
 export type RetryDecision =
-  | { kind: 'requeueNow' }
+  /** The object changed underneath: retry once the cache holds the newer version. */
+  | { kind: 'conflict' }
   | { kind: 'after'; delayMs: number }
   | { kind: 'backoff' }
   | { kind: 'terminal' };
 
 /**
- * What to do after a failed call: 409 → requeue now (re-read and retry), 429 → after Retry-After
+ * What to do after a failed call: 409 → conflict (retry from a fresher cache), 429 → after Retry-After
  * (backoff when absent), 5xx / network / unknown → rate-limited backoff, other 4xx → terminal.
  */
 export function retryDecision(err: unknown): RetryDecision {
   if (err instanceof TerminalError) return { kind: 'terminal' };
   if (!(err instanceof ApiStatusError)) return { kind: 'backoff' };
   const code = err.code;
-  if (code === 409) return { kind: 'requeueNow' };
+  if (code === 409) return { kind: 'conflict' };
   if (code === 429) {
     const s = err.retryAfterSeconds;
     return s !== undefined && Number.isFinite(s) && s >= 0 ? { kind: 'after', delayMs: s * 1000 } : { kind: 'backoff' };
