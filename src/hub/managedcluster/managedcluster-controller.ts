@@ -89,10 +89,13 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
         await removeFinalizer(clusters, cached!, finalizers.apiResourceCleanup, signal);
         return {};
       }
-      case 'autoAccept':
-        await clusters.patch(name, 'merge', autoAcceptPatch(cached!, new Date(clock.now())), { signal });
+      case 'autoAccept': {
+        const accepted = await clusters.patch(name, 'merge', autoAcceptPatch(cached!, new Date(clock.now())), { signal });
         log.info('managed cluster auto accepted', { key: name });
-        return {};
+        // Go on with the object the patch returned rather than wait for its watch event: the
+        // accepted branch is what the next sync would take anyway.
+        return clusterBranch(accepted, autoApproval) === 'accept' ? accept(accepted, signal) : {};
+      }
       case 'idle':
         return {};
       case 'deny':
@@ -114,20 +117,27 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     return {};
   }
 
+  /**
+   * The namespace, finalizer and RBAC in two rounds of concurrent writes (OCM writes them one by
+   * one): what needs nothing else first, then the bindings, which need the cluster's role (RBAC
+   * refuses a binding to a role that does not exist yet from an author without `bind`) and the
+   * namespace. The condition comes last, once everything it stands for exists.
+   */
   async function accept(cluster: ManagedCluster, signal: AbortSignal): Promise<ReconcileResult> {
     const name = cluster.metadata.name ?? '';
     const errors: Error[] = [];
-    try {
-      await applyNamespace(client, name, clusterLabels(name, options.labels), signal, informers.namespaces.lister);
-    } catch (err) {
+    const [clusterRole, clusterRoleBinding] = clusterSpecificRbac(name, true, options.labels);
+    const namespace = applyNamespace(client, name, clusterLabels(name, options.labels), signal, informers.namespaces.lister).catch((err: unknown) => {
       errors.push(new Error(`"namespace ${name}" (Namespace): ${errorMessage(err)}`, { cause: err }));
-    }
-    // Re-read after adding the finalizer so the status patch carries the fresh resourceVersion (OCM
-    // patches with the old one, gets a conflict and needs a second sync).
-    const patched = await addFinalizer(clusters, cluster, finalizers.apiResourceCleanup, signal);
+    });
+    // The finalizer patch returns the object, so the status patch carries the fresh resourceVersion
+    // (OCM patches with the old one, gets a conflict and needs a second sync).
+    const finalizer = addFinalizer(clusters, cluster, finalizers.apiResourceCleanup, signal);
+    // RBAC errors are logged and discarded, as OCM's applier does.
+    const role = applyRbacList(client, listers, [clusterRole], log, signal);
+    const [, patched] = await Promise.all([namespace, finalizer, role]);
     const current = patched ?? cluster;
-    const rbac = [...clusterSpecificRbac(name, true, options.labels), ...clusterRoleBindings(name, options.labels)];
-    await applyRbacList(client, listers, rbac, log, signal); // errors logged and discarded, as OCM's applier
+    await applyRbacList(client, listers, [clusterRoleBinding, ...clusterRoleBindings(name, options.labels)], log, signal, { concurrently: true });
     const cond = acceptedCondition(errors.length === 0 ? undefined : aggregateMessage(errors, 'lines'));
     const status = { ...(current.status ?? {}), conditions: setCondition(current.status?.conditions, cond, new Date(clock.now())) };
     try {
