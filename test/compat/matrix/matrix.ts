@@ -44,7 +44,8 @@ const REFERENCE = { hub: 'OCM@kube' as HubKind, agent: 'OCM' as AgentKind };
 function planCells(hubs: readonly HubKind[]): CellPlan[] {
   const cells: CellPlan[] = [];
   for (const agent of AGENT_KINDS) for (const hub of hubs) cells.push({ hub, agent, spoke: 'ocm-ts' });
-  for (const agent of AGENT_KINDS) cells.push({ hub: 'ocm-ts', agent, spoke: 'kube' });
+  // The real-kube spoke cells join our embedded hub: only when it runs (OCM_TS_COMPAT_HUBS may leave it out).
+  if (hubs.includes('ocm-ts')) for (const agent of AGENT_KINDS) cells.push({ hub: 'ocm-ts', agent, spoke: 'kube' });
   return cells;
 }
 
