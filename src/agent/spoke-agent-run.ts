@@ -46,7 +46,7 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
     // The hub to join, and the watch on the agent's secrets that every later phase relies on.
     const hub = await chooseBootstrapHub({ options: opts, names, log, clock, random }, signal);
     const { secretInformer, filesChanged } = await watchAgentSecrets({ options: opts, managementClient: clients.management, secrets, log, clock, cancel }, scope, signal);
-    const hubKubeconfigValid = hubKubeconfigCheck({ options: opts, names, bootstrapKubeconfigFile: hub.kubeconfigFile, clock });
+    const hubKubeconfigValid = hubKubeconfigCheck({ options: opts, names, bootstrapKubeconfigFile: hub.kubeconfigFile, transport: hub.transport, clock });
 
     // Bootstrap, only without valid hub credentials: the ManagedCluster and a CSR with the bootstrap
     // identity, until the signed certificate is saved and dumped as a valid hub kubeconfig.
@@ -63,7 +63,10 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
     if (signal.aborted) return;
 
     // Main: the hub credentials, the main controllers, and the health check, until the run ends.
-    const hubClient = connectToHub({ hubKubeconfigFile: names.hubKubeconfigFile, log, userAgent, rateLimit: { qps: opts.hubKubeApiQps, burst: opts.hubKubeApiBurst } }, scope);
+    const hubClient = connectToHub(
+      { hubKubeconfigFile: names.hubKubeconfigFile, transport: hub.transport, clusterName, log, clock, random, userAgent, rateLimit: { qps: opts.hubKubeApiQps, burst: opts.hubKubeApiBurst } },
+      scope,
+    );
     o.onPhase('main', { clusterName, agentId });
     const controllers = startMainPhase({ options: opts, names, hubClient, clients, hub, secrets, secretInformer, log, clock, random, cancel }, scope, signal);
     o.checker.setCheck(hubKubeconfigValid);

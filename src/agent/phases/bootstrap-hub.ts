@@ -1,7 +1,8 @@
 // Which hub to join and how the agent will earn and keep credentials for it: the bootstrap
-// kubeconfig (with MultipleHubs, the first candidate that answers and accepts this cluster), the CSR
-// driver that asks that hub for a client certificate, and the keys saved beside the certificate in
-// the hub kubeconfig secret. Every run decides this afresh, even with valid credentials, because the
+// kubeconfig (with MultipleHubs, the first candidate that answers and accepts this cluster), the
+// driver that asks that hub for a client certificate (the CSR driver over the hub's API, or the gRPC
+// driver over its CloudEvents server), and the keys saved beside the certificate in the hub
+// kubeconfig secret. Every run decides this afresh, even with valid credentials, because the
 // credentials are only valid for the hub the bootstrap kubeconfig points at.
 
 import { hubSecretKeys } from '../../api/constants.js';
@@ -11,21 +12,28 @@ import type { Logger } from '../../util/logger.js';
 import { selectBootstrapKubeconfigIndex } from '../hubs/index.js';
 import { gateEnabled, type SpokeAgentOptions } from '../options/agent-options.js';
 import { createCsrDriver, type CsrDriver } from '../register/csr/csr-driver.js';
+import { createGrpcRegistration, type GrpcFiles } from '../register/grpc/grpc-registration.js';
 import { buildHubKubeconfig } from '../register/hub-kubeconfig.js';
 import { loadCurrentCluster } from '../register/raw-kubeconfig.js';
 import { AgentConfigError } from './config-error.js';
 import type { AgentNames } from './prepare.js';
 
 export interface BootstrapHubInput {
-  options: Pick<SpokeAgentOptions, 'featureGates' | 'bootstrapKubeconfig' | 'bootstrapKubeconfigs' | 'registrationAuth' | 'clientCertExpirationSeconds'>;
+  options: Pick<
+    SpokeAgentOptions,
+    'featureGates' | 'bootstrapKubeconfig' | 'bootstrapKubeconfigs' | 'registrationAuth' | 'clientCertExpirationSeconds' | 'grpcBootstrapConfig' | 'grpcConfig' | 'hubKubeconfigDir'
+  >;
   names: AgentNames;
   log: Logger;
   clock: Clock;
   random: () => number;
 }
 
+/** How the agent reaches the hub: its API server, or (gRPC driver) its CloudEvents server. */
+export type HubTransport = { kind: 'rest' } | ({ kind: 'grpc' } & GrpcFiles);
+
 export interface BootstrapHub {
-  /** Path of the bootstrap kubeconfig in use. */
+  /** Path of the bootstrap kubeconfig in use ('' with the gRPC driver when none is given). */
   kubeconfigFile: string;
   /** Its server URL: the hub's identity for the status controller's managed namespaces. */
   serverUrl: string;
@@ -33,15 +41,18 @@ export interface BootstrapHub {
   driver: CsrDriver;
   /** Keys forced into the hub kubeconfig secret next to the certificate. */
   additionalData: Record<string, Buffer>;
+  transport: HubTransport;
 }
 
 export async function chooseBootstrapHub(i: BootstrapHubInput, signal: AbortSignal): Promise<BootstrapHub> {
   const opts = i.options;
   const { clusterName, agentId } = i.names;
   const kubeconfigFile = gateEnabled(opts, 'MultipleHubs') ? await selectAmongHubs(i, signal) : opts.bootstrapKubeconfig;
-  if (opts.registrationAuth === 'awsirsa' || opts.registrationAuth === 'grpc') {
+  if (opts.registrationAuth === 'awsirsa') {
     throw new AgentConfigError(`registration auth ${JSON.stringify(opts.registrationAuth)} is not supported by ocm-ts`);
   }
+  const names: Record<string, Buffer> = { [hubSecretKeys.clusterName]: Buffer.from(clusterName), [hubSecretKeys.agentName]: Buffer.from(agentId) };
+  if (opts.registrationAuth === 'grpc') return grpcHub(i, kubeconfigFile, names);
   if (kubeconfigFile === '') throw new AgentConfigError('bootstrap-kubeconfig is required');
   const driver = createCsrDriver({ clusterName, agentName: agentId, expirationSeconds: opts.clientCertExpirationSeconds, log: i.log, clock: i.clock, random: i.random,
     v1beta1Compatibility: gateEnabled(opts, 'V1beta1CSRAPICompatibility') });
@@ -50,11 +61,32 @@ export async function chooseBootstrapHub(i: BootstrapHubInput, signal: AbortSign
     kubeconfigFile,
     serverUrl: bootstrapCluster.server,
     driver,
+    additionalData: { [hubSecretKeys.kubeconfig]: buildHubKubeconfig(bootstrapCluster), ...names },
+    transport: { kind: 'rest' },
+  };
+}
+
+/**
+ * The gRPC driver. As in OCM, a bootstrap kubeconfig is optional: when given, it still names the
+ * hub (the hub kubeconfig is derived from it and compared with it); without one, the gRPC server's
+ * address does.
+ */
+function grpcHub(i: BootstrapHubInput, kubeconfigFile: string, names: Record<string, Buffer>): BootstrapHub {
+  const opts = i.options;
+  const files = { bootstrapConfigFile: opts.grpcBootstrapConfig, configFile: opts.grpcConfig };
+  const grpc = createGrpcRegistration({ files, clusterName: i.names.clusterName, agentName: i.names.agentId, hubKubeconfigDir: opts.hubKubeconfigDir,
+    expirationSeconds: opts.clientCertExpirationSeconds, log: i.log, clock: i.clock, random: i.random });
+  const bootstrapCluster = kubeconfigFile !== '' ? loadCurrentCluster(kubeconfigFile) : undefined;
+  return {
+    kubeconfigFile,
+    serverUrl: bootstrapCluster?.server ?? grpc.url,
+    driver: grpc.driver,
     additionalData: {
-      [hubSecretKeys.kubeconfig]: buildHubKubeconfig(bootstrapCluster),
-      [hubSecretKeys.clusterName]: Buffer.from(clusterName),
-      [hubSecretKeys.agentName]: Buffer.from(agentId),
+      ...(bootstrapCluster ? { [hubSecretKeys.kubeconfig]: buildHubKubeconfig(bootstrapCluster) } : {}),
+      ...names,
+      ...grpc.additionalData,
     },
+    transport: { kind: 'grpc', ...files },
   };
 }
 

@@ -7,10 +7,8 @@
 
 import { setMaxListeners } from 'node:events';
 import type { Secret } from '../../api/core.js';
-import { createKubeClient } from '../../client/rest-client.js';
-import type { Informer, KubeClient, ResourceClient } from '../../client/types.js';
+import type { Informer, ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
-import { errorMessage } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { createCreatingController } from '../managedcluster/creating-controller.js';
 import type { AgentTimings, SpokeAgentOptions } from '../options/agent-options.js';
@@ -18,6 +16,7 @@ import { noopStatusUpdater } from '../register/driver.js';
 import { createRegisterSecretController } from '../register/secret-controller.js';
 import type { BootstrapHub } from './bootstrap-hub.js';
 import { clusterCsrInformer, watchClusterCsrs } from './cluster-csrs.js';
+import { openHubClient } from './hub-client.js';
 import type { AgentNames } from './prepare.js';
 import { createRunScope, runWhenSynced } from './run-scope.js';
 
@@ -49,12 +48,8 @@ export interface BootstrapControllers {
 
 export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortSignal): BootstrapControllers {
   const { options: opts, names, hub, log, clock } = i;
-  let bootstrapClient: KubeClient;
-  try {
-    bootstrapClient = createKubeClient({ kubeconfigPath: hub.kubeconfigFile }, { log, userAgent: i.userAgent, rateLimit: { qps: opts.hubKubeApiQps, burst: opts.hubKubeApiBurst } });
-  } catch (err) {
-    throw new Error(`unable to load bootstrap kubeconfig from file ${JSON.stringify(hub.kubeconfigFile)}: ${errorMessage(err)}`, { cause: err });
-  }
+  const bootstrapClient = openHubClient({ phase: 'bootstrap', transport: hub.transport, kubeconfigFile: hub.kubeconfigFile, clusterName: names.clusterName,
+    rateLimit: { qps: opts.hubKubeApiQps, burst: opts.hubKubeApiBurst }, log, clock, random: i.random, userAgent: i.userAgent });
   // The phase ends before the run does: its own signal, aborted by either.
   const phase = new AbortController();
   setMaxListeners(0, phase.signal);

@@ -7,39 +7,37 @@
 import type { ManagedCluster } from '../../api/cluster.js';
 import type { Secret } from '../../api/core.js';
 import { createInformerFactory } from '../../client/informer-factory.js';
-import { createKubeClient } from '../../client/rest-client.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Informer, KubeClient, ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
-import { errorMessage } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { AgentClients } from '../agent-clients.js';
 import type { AgentTimings, SpokeAgentOptions } from '../options/agent-options.js';
 import { clusterStatusUpdater } from '../register/cluster-status-updater.js';
 import { createRegisterSecretController } from '../register/secret-controller.js';
-import type { BootstrapHub } from './bootstrap-hub.js';
+import type { BootstrapHub, HubTransport } from './bootstrap-hub.js';
 import { clusterCsrInformer, watchClusterCsrs } from './cluster-csrs.js';
+import { openHubClient } from './hub-client.js';
 import { mainControllers, type MainControllersInput } from './main-controllers.js';
 import type { AgentNames } from './prepare.js';
 import { runWhenSynced, type RunScope } from './run-scope.js';
 
 export interface HubConnectionInput {
   hubKubeconfigFile: string;
+  transport: HubTransport;
+  clusterName: string;
   /** `--hub-kube-api-qps` / `--hub-kube-api-burst`. */
   rateLimit?: { qps: number; burst: number };
   log: Logger;
+  clock: Clock;
+  random: () => number;
   userAgent: string;
 }
 
 /** The hub client of the main phase, closed when the scope ends. */
 export function connectToHub(i: HubConnectionInput, scope: RunScope): KubeClient {
-  let hubClient: KubeClient;
-  try {
-    // Built from the path, so that a rotated certificate is read again.
-    hubClient = createKubeClient({ kubeconfigPath: i.hubKubeconfigFile }, { log: i.log, userAgent: i.userAgent, ...(i.rateLimit ? { rateLimit: i.rateLimit } : {}) });
-  } catch (err) {
-    throw new Error(`unable to load hub kubeconfig from file ${JSON.stringify(i.hubKubeconfigFile)}: ${errorMessage(err)}`, { cause: err });
-  }
+  // Built from the paths, so that a rotated certificate is read again.
+  const hubClient = openHubClient({ phase: 'main', kubeconfigFile: i.hubKubeconfigFile, ...i });
   scope.onEnd(() => hubClient.close());
   i.log.info('Client config for hub is ready.', { reason: 'HubClientConfigReady' });
   return hubClient;

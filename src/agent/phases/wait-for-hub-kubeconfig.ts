@@ -7,7 +7,9 @@ import type { Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { SpokeAgentOptions } from '../options/agent-options.js';
+import { grpcHubConfigMatches } from '../register/grpc/hub-connection.js';
 import { createHubKubeconfigValidity } from '../register/hub-kubeconfig-validity.js';
+import type { HubTransport } from './bootstrap-hub.js';
 import type { AgentNames } from './prepare.js';
 
 /** A one-shot-per-wait notification: `next()` resolves on the following `wake()`. */
@@ -40,6 +42,8 @@ export interface HubKubeconfigCheckInput {
   names: AgentNames;
   /** The hub credentials are only valid for the hub this kubeconfig points at. */
   bootstrapKubeconfigFile: string;
+  /** With the gRPC driver, the saved gRPC config must also be for the bootstrap config's server. */
+  transport?: HubTransport;
   clock: Clock;
 }
 
@@ -57,6 +61,8 @@ export function hubKubeconfigCheck(i: HubKubeconfigCheckInput): () => boolean {
     hubKubeconfigDir: i.options.hubKubeconfigDir,
     bootstrapKubeconfigFile: i.bootstrapKubeconfigFile,
   });
+  const transport = i.transport;
+  if (transport?.kind === 'grpc') return () => validAt(new Date(i.clock.now())) && grpcHubConfigMatches(transport);
   return () => validAt(new Date(i.clock.now()));
 }
 

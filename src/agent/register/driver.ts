@@ -1,6 +1,6 @@
 // A registration driver obtains a credential; the register secret controller (./secret-controller.ts)
-// persists it. Only the CSR driver exists in ocm-ts; OCM's `awsirsa` and `grpc` drivers are
-// refused at start.
+// persists it. ocm-ts has the CSR driver and the gRPC driver (./grpc/: the same CSR flow with the
+// gRPC signer, over CloudEvents); OCM's `awsirsa` driver is refused at start.
 
 import type { Condition } from '../../api/meta.js';
 import type { Secret } from '../../api/core.js';

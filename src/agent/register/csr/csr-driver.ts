@@ -25,6 +25,8 @@ export interface CsrDriverOptions {
   random: () => number;
   /** Gate V1beta1CSRAPICompatibility: use certificates.k8s.io/v1beta1 on a hub without v1. */
   v1beta1Compatibility?: boolean;
+  /** The signer asked for (default kubernetes.io/kube-apiserver-client; the gRPC driver asks its own). */
+  signerName?: string;
 }
 
 export interface CsrDriver extends RegisterDriver {
@@ -43,7 +45,7 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
   });
   let hub: CsrHubAccess | undefined;
   const flow = createCsrFlow({
-    request: { subject, signerName: names.kubeApiserverClientSigner, generateName: `${o.clusterName}-`, labels: { [labels.clusterName]: o.clusterName } },
+    request: { subject, signerName: o.signerName ?? names.kubeApiserverClientSigner, generateName: `${o.clusterName}-`, labels: { [labels.clusterName]: o.clusterName } },
     hub: () => hub,
     creationHalted: (cached) => csrCreationHalted(cached, o.clusterName),
     expirationSeconds: o.expirationSeconds,
