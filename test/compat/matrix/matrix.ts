@@ -104,7 +104,8 @@ export function judge(results: readonly CellResult[]): string[] {
   const refs = results.filter((r) => r.hub === REFERENCE.hub && r.agent === REFERENCE.agent);
   const problems: string[] = [];
   for (const s of SCENARIOS) {
-    const refPasses = refs.some((r) => r.outcomes.get(s)?.status === 'pass');
+    // Without the reference pair in the run (a hub filter), every failure counts.
+    const refPasses = refs.length === 0 || refs.some((r) => r.outcomes.get(s)?.status === 'pass');
     for (const r of results) {
       const o = r.outcomes.get(s);
       if (o?.status !== 'fail') continue;
