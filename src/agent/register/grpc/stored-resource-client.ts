@@ -35,8 +35,8 @@ export interface StoredResourceOptions<T extends KubeObject> {
   clock: Clock;
 }
 
-export function apiError(code: number, message: string): ApiStatusError {
-  return new ApiStatusError(statusFromCode(code, message));
+export function apiError(code: number, message: string, reason?: string): ApiStatusError {
+  return new ApiStatusError({ ...statusFromCode(code, message), ...(reason ? { reason } : {}) });
 }
 
 function qualified(type: ResourceType): string {
@@ -135,7 +135,7 @@ export function createStoredResourceClient<T extends KubeObject>(o: StoredResour
         delete named.metadata.generateName;
       }
       if (named.metadata.name && store.get(namespace, named.metadata.name) !== undefined) {
-        throw apiError(409, `${qualified(type)} "${named.metadata.name}" already exists`);
+        throw apiError(409, `${qualified(type)} "${named.metadata.name}" already exists`, 'AlreadyExists');
       }
       return write('create', named, opts);
     },
