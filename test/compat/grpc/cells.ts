@@ -1,10 +1,11 @@
 // One cell of the gRPC phase: an agent joins a hub over gRPC and keeps working across a restart of
 // the gRPC server. Steps, each pass or fail (a step after a failed one fails as blocked):
 //   joined      the ManagedCluster is accepted, Joined and Available; the spoke holds the hub secret
-//               with the signed client certificate and the gRPC config
+//               with the gRPC config and a client certificate the hub's gRPC CA signed
 //   lease       the agent renews its lease (at a 5 s period set on the ManagedCluster)
 //   restart     the gRPC server is killed and started again: the agent renews its lease through the
 //               new server and the cluster stays (or comes back) Available
+import { X509Certificate } from 'node:crypto';
 import type { KubeObject } from '../../../src/api/meta.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
 import type { KubeClient } from '../../../src/client/types.js';
@@ -46,11 +47,14 @@ async function joined(hub: GrpcHub, agent: GrpcAgent): Promise<string> {
   const started = Date.now();
   await waitCluster(hub.cp.admin, agent.clusterName, 'Joined and Available', JOIN_TIMEOUT, joinedAndAvailable);
   const took = (Date.now() - started) / 1000;
-  await waitUntil(`${agent.clusterName}: hub secret with certificate and gRPC config on the spoke`, 30_000, async () => {
+  const certPem = await waitUntil(`${agent.clusterName}: hub secret with certificate and gRPC config on the spoke`, 30_000, async () => {
     const s = (await getOrUndefined(agent.spoke.admin, SECRETS, 'hub-kubeconfig-secret', AGENT_NAMESPACE)) as { data?: Record<string, string> } | undefined;
-    return s?.data?.['tls.crt'] && s.data['config.yaml'] ? true : undefined;
+    return s?.data?.['tls.crt'] && s.data['config.yaml'] ? Buffer.from(s.data['tls.crt'], 'base64').toString('utf8') : undefined;
   }, 250);
-  return `joined in ${took.toFixed(0)} s`;
+  // Signed by the hub's gRPC CA: the grpc signer issued it, not kube-controller-manager's.
+  const cert = new X509Certificate(certPem);
+  if (!cert.verify(new X509Certificate(hub.pki.caPem).publicKey)) throw new Error(`the client certificate (issuer ${cert.issuer}) is not signed by the gRPC CA`);
+  return `joined in ${took.toFixed(0)} s as ${cert.subject.replace(/\n/g, ', ')}`;
 }
 
 async function lease(hub: GrpcHub, agent: GrpcAgent): Promise<string> {
