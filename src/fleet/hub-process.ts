@@ -1,11 +1,18 @@
 // The fleet's own hub: `ocm-ts hub --data-dir DIR` in a child process, so that its CPU and memory are
 // measured apart from the agents' and it can be killed and started again like a real hub pod. It
-// keeps its port across restarts: the agents' hub kubeconfigs name it.
+// keeps its port across restarts: the agents' hub kubeconfigs name it. With auto-approval the agents
+// join with a bootstrap token of the fleet's own, which the hub auto-approves from its first start.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import type { Secret } from '../api/core.js';
+import { isAlreadyExists } from '../client/errors.js';
+import { createKubeClient } from '../client/rest-client.js';
+import { resourceTypes } from '../client/resource-types.js';
+import { bootstrapTokenSecret, randomTokenPart } from '../hub/bootstrap-token.js';
+import { writePrivateFile } from '../util/private-files.js';
 
 /** How to run the `ocm-ts` CLI: a Node script and the Node flags it needs (tsx from source). */
 export interface CliEntry {
@@ -48,10 +55,8 @@ interface Running {
   exited: Promise<void>;
 }
 
-/** The bootstrap token's user name from a bootstrap kubeconfig (`system:bootstrap:<token id>`). */
-export function bootstrapUserOf(kubeconfigText: string): string {
-  const doc = YAML.parse(kubeconfigText) as { users?: Array<{ user?: { token?: string } }> };
-  const token = doc.users?.[0]?.user?.token ?? '';
+/** The user name of a bootstrap token (`system:bootstrap:<token id>`). */
+export function bootstrapUserOf(token: string): string {
   const id = token.split('.')[0] ?? '';
   if (!/^[a-z0-9]{6}$/.test(id)) throw new Error('the hub bootstrap kubeconfig holds no bootstrap token');
   return `system:bootstrap:${id}`;
@@ -100,25 +105,58 @@ async function terminate(r: Running, signal: NodeJS.Signals): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The fleet's own bootstrap token: its id is chosen before the hub starts, so the hub can auto-approve it from its first start. */
+const FLEET_BOOTSTRAP_FILE = 'fleet-bootstrap.kubeconfig';
+const FLEET_TOKEN_TTL_MS = 365 * 24 * 3600_000;
+
+function tokenOf(kubeconfigText: string): string {
+  const doc = YAML.parse(kubeconfigText) as { users?: Array<{ user?: { token?: string } }> };
+  return doc.users?.[0]?.user?.token ?? '';
+}
+
+/** Creates the token's Secret on the hub (kept across restarts in the hub's storage) and the kubeconfig naming it. */
+async function installFleetToken(endpoints: HubEndpoints, token: string, file: string): Promise<void> {
+  const [id, secret] = token.split('.') as [string, string];
+  const admin = createKubeClient({ kubeconfigPath: endpoints.adminKubeconfig }, { userAgent: 'ocm-ts-fleet' });
+  try {
+    const s = bootstrapTokenSecret(id, secret, Date.now() + FLEET_TOKEN_TTL_MS);
+    // Not labelled as the hub's own token: the hub hands out its own, not this one.
+    const own: Secret = { ...s, metadata: { name: s.metadata.name, namespace: s.metadata.namespace }, stringData: { ...s.stringData, description: 'ocm-ts fleet: bootstrap token of the simulated agents' } };
+    try {
+      await admin.resource<Secret>(resourceTypes.secrets, 'kube-system').create(own);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  } finally {
+    admin.close();
+  }
+  if (!existsSync(file)) {
+    const doc = YAML.parse(readFileSync(endpoints.bootstrapKubeconfig, 'utf8')) as { users: Array<{ user: Record<string, unknown> }> };
+    doc.users[0]!.user = { token };
+    await writePrivateFile(file, YAML.stringify(doc));
+  }
+}
+
 export async function startHubProcess(o: HubProcessOptions): Promise<HubProcess> {
-  // The auto-approved user names the bootstrap token, which the hub makes at its first start: a
-  // fresh directory is started once without auto-approval to learn it (the token is reused later).
-  const bootstrapFile = join(o.dataDir, 'bootstrap.kubeconfig');
-  let port = 0;
-  let user: string | undefined;
-  if (existsSync(bootstrapFile)) {
-    const text = readFileSync(bootstrapFile, 'utf8');
-    if (o.autoApproval) user = bootstrapUserOf(text);
-    port = Number(new URL((YAML.parse(text) as { clusters: Array<{ cluster: { server: string } }> }).clusters[0]!.cluster.server).port);
-  }
-  let started = await launch(o, port, user);
-  if (o.autoApproval && user === undefined) {
-    user = bootstrapUserOf(readFileSync(started.endpoints.bootstrapKubeconfig, 'utf8'));
-    await terminate(started.run, 'SIGTERM');
-    started = await launch(o, started.endpoints.port, user);
-  }
-  const endpoints = started.endpoints;
+  const hubBootstrapFile = join(o.dataDir, 'bootstrap.kubeconfig');
+  const fleetBootstrapFile = join(o.dataDir, FLEET_BOOTSTRAP_FILE);
+  // A hub started before keeps its port: the agents' hub kubeconfigs of that run name it.
+  const port = existsSync(hubBootstrapFile) ? Number(new URL((YAML.parse(readFileSync(hubBootstrapFile, 'utf8')) as { clusters: Array<{ cluster: { server: string } }> }).clusters[0]!.cluster.server).port) : 0;
+  let token: string | undefined;
+  if (o.autoApproval) token = existsSync(fleetBootstrapFile) ? tokenOf(readFileSync(fleetBootstrapFile, 'utf8')) : `${randomTokenPart(6)}.${randomTokenPart(16)}`;
+  const user = token !== undefined ? bootstrapUserOf(token) : undefined;
+  const started = await launch(o, port, user);
   let current: Running | undefined = started.run;
+  const endpoints = { ...started.endpoints };
+  try {
+    if (token !== undefined) {
+      await installFleetToken(started.endpoints, token, fleetBootstrapFile);
+      endpoints.bootstrapKubeconfig = fleetBootstrapFile;
+    }
+  } catch (err) {
+    await terminate(started.run, 'SIGTERM');
+    throw err;
+  }
   return {
     endpoints,
     pid: () => (current && current.child.exitCode === null && current.child.signalCode === null ? current.child.pid : undefined),

@@ -19,6 +19,7 @@ export interface RunFleetOptions extends FleetOptions {
 
 export async function runFleet(o: RunFleetOptions, signal: AbortSignal): Promise<FleetReport> {
   const fleet = await startFleet(o, signal);
+  if (fleet.hub) o.say(`fleet: hub pid ${fleet.hub.pid() ?? '?'} serving ${fleet.hub.endpoints.url} (admin kubeconfig ${fleet.hub.endpoints.adminKubeconfig})`);
   const samples: FleetSample[] = [];
   let prev: FleetSample | undefined;
   let readyAt: number | undefined;

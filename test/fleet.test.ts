@@ -1,0 +1,91 @@
+// `ocm-ts fleet` end to end at small scale: 20 real agents join a hub the command starts in a child
+// process, survive a SIGKILL of that hub without a new CSR or a re-bootstrap, and Ctrl-C (SIGINT)
+// stops every agent and the hub, leaving no process behind. Runs the built CLI, as a user would.
+
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = process.env['OCM_TS_TEST_CLI'] ?? fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const CLUSTERS = 20;
+
+/** Pids of the processes whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const dirs: string[] = [];
+after(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+test('should join 20 agents, survive a hub SIGKILL without new CSRs and stop every process on SIGINT', { skip: !existsSync(MAIN) && `${MAIN} is missing: run npm run build` }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-fleet-test-'));
+  dirs.push(dir);
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'fleet', '--clusters', String(CLUSTERS), '--hub-data-dir', join(dir, 'hub'), '--work-dir', join(dir, 'work'), '--lease-duration', '1s', '--hub-restart', '1s', '--progress-interval', '500ms', '--output', 'json'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const restarted = new Promise<void>((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+      if (/fleet: hub restart survived/.test(err)) resolve();
+    });
+    void exited.then((code) => reject(new Error(`fleet exited early (${code}): ${err.slice(-2000)}`)));
+  });
+  try {
+    await restarted;
+    const children = childrenOf(child.pid!);
+    assert.ok(children.length >= 1, 'the hub runs as a child process');
+    child.kill('SIGINT');
+    const code = await exited;
+    assert.equal(code, 0, err.slice(-2000));
+    const report = JSON.parse(out.trim().split('\n').at(-1)!) as {
+      joined: number;
+      available: number;
+      failed: number;
+      hubRestart: { newCsrs: number; rebootstraps: number; recoverMs: number };
+      leaseUpdate: { count: number };
+    };
+    assert.equal(report.joined, CLUSTERS);
+    assert.equal(report.available, CLUSTERS);
+    assert.equal(report.failed, 0);
+    assert.equal(report.hubRestart.newCsrs, 0);
+    assert.equal(report.hubRestart.rebootstraps, 0);
+    assert.ok(report.leaseUpdate.count > 0);
+    for (const pid of children) assert.equal(alive(pid), false, `process ${pid} started by the fleet is still running`);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+});
