@@ -5,14 +5,12 @@
 // config (`--grpc-bootstrap-config`) is what the agent joins with; the hub config (`--grpc-config`)
 // is the secret's `config.yaml` as copied to the hub kubeconfig directory.
 
+import { names } from '../../../api/constants.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
 import { createCsrDriver, type CsrDriver } from '../csr/csr-driver.js';
 import { GRPC_CONFIG_KEY, renderHubGrpcConfig } from './hub-config-template.js';
 import { GrpcHubConfigError, hubConfigSource } from './hub-connection.js';
-
-/** The signer of the CSRs the hub's gRPC server signs. */
-export const GRPC_SIGNER = 'open-cluster-management.io/grpc';
 
 export interface GrpcFiles {
   /** `--grpc-bootstrap-config` ('' when not given). */
@@ -57,7 +55,7 @@ export function createGrpcRegistration(o: GrpcRegistrationOptions): GrpcRegistra
     clusterName: o.clusterName,
     agentName: o.agentName,
     expirationSeconds: o.expirationSeconds,
-    signerName: GRPC_SIGNER,
+    signerName: names.grpcSigner,
     log: o.log,
     clock: o.clock,
     random: o.random,
