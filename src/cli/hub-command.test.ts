@@ -89,13 +89,23 @@ test('should take the generic flags of OCM controllers', async () => {
   assert.deepEqual(o.ocm.throttle, { qps: 12.5, burst: 30 });
   assert.equal(o.listen, '127.0.0.1:0');
   assert.equal(o.ocm.tls.minVersion, 'TLSv1.3');
+  const g = await parse([
+    `--kubeconfig=${kubeconfig}`, '--enabled-registration-drivers=csr,grpc', '--grpc-ca-file=ca.crt', '--grpc-key-file=ca.key',
+    '--auto-approved-grpc-users=system:bootstrap:abc', '--grpc-signing-duration=1h', '--grpc-server-bindport=9090', '--broker-heartbeat-interval=20s',
+  ]);
+  assert.deepEqual(g.hub.registrationDrivers, ['csr', 'grpc']);
+  assert.deepEqual(g.hub.grpc, {
+    caFile: 'ca.crt', keyFile: 'ca.key', autoApprovedUsers: ['system:bootstrap:abc'], signingDurationMs: 3_600_000,
+    server: { listen: ':9090', heartbeatIntervalMs: 20_000, heartbeatDisabled: false },
+  });
   const t = await parse([`--kubeconfig=${kubeconfig}`, '--leader-election-lease-duration=15s', '--leader-election-renew-deadline=10s', '--leader-election-retry-period=2s']);
   assert.deepEqual([t.ocm.leaderElection?.leaseDurationMs, t.ocm.leaderElection?.renewDeadlineMs, t.ocm.leaderElection?.retryPeriodMs], [15_000, 10_000, 2_000]);
 });
 
 const refused: [string, string[], RegExp][] = [
   ['awsirsa', ['--enabled-registration-drivers=csr,awsirsa'], /^--enabled-registration-drivers: awsirsa needs AWS/],
-  ['grpc', ['--enabled-registration-drivers=grpc'], /^--enabled-registration-drivers: grpc is not implemented/],
+  ['grpc without its CA', ['--enabled-registration-drivers=grpc'], /^--enabled-registration-drivers=grpc needs --grpc-ca-file and --grpc-key-file/],
+  ['a gRPC port that is not a number', ['--enabled-registration-drivers=grpc', '--grpc-ca-file=c', '--grpc-key-file=k', '--grpc-server-bindport=http'], /^--grpc-server-bindport must be a port number/],
   ['an unknown import renderer', ['--feature-gates=ClusterImporter=true', '--import-renderers=render-auto,helm'], /^--import-renderers: unknown importer renderer helm/],
   ['a bootstrap service account without namespace', ['--feature-gates=ClusterImporter=true', '--bootstrap-serviceaccount=agent-registration-bootstrap'], /^--bootstrap-serviceaccount must be NAMESPACE\/NAME/],
   ['TLS version', ['--tls-min-version=VersionTLS10'], /^--tls-min-version: unsupported TLS version "VersionTLS10"/],

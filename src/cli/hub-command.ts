@@ -101,6 +101,8 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
       ...(raw.gcResourceList ? { gcResourceList: raw.gcResourceList } : {}),
       ...(ocm.enabledRegistrationDrivers ? { enabledRegistrationDrivers: ocm.enabledRegistrationDrivers } : {}),
       unimplementedDriverFlags: ocm.unimplementedDriverFlags,
+      ...(ocm.grpcSigningDurationMs !== undefined ? { grpcSigningDurationMs: ocm.grpcSigningDurationMs } : {}),
+      grpcServer: ocm.grpcServer,
       importer: ocm.importer,
     }));
   } catch (err) {
@@ -213,6 +215,7 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
     process.stdout.write(
       `ocm-ts hub ready: apiserver ${hub.url} admin-kubeconfig ${hub.adminKubeconfigPath} bootstrap-kubeconfig ${hub.bootstrapKubeconfigPath}` +
         ` (token expires ${hub.bootstrapTokenExpiresAt})${hub.manager.metricsUrl ? ` metrics ${hub.manager.metricsUrl}/metrics` : ''}` +
+        `${hub.manager.grpcPort !== undefined ? ` grpc :${hub.manager.grpcPort}` : ''}` +
         `${dashboard ? ` dashboard ${dashboard.url}/ (token: ${dashboard.tokenPath ?? ''})` : ''}\n`,
     );
     const sig = await stopped;
@@ -254,7 +257,7 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
     dashboard = await startExternalHubDashboard({ config, listen: opts.dashboard, clock: realClock, log });
   }
   process.stdout.write(`ocm-ts hub ready: ${opts.mode === 'kubeconfig' ? `kubeconfig ${opts.kubeconfig!}` : 'in-cluster'}` +
-    `${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}${webhook ? ` webhook ${webhook.url}` : ''}${dashboard ? ` dashboard ${dashboard.url}/` : ''}\n`);
+    `${manager.metricsUrl ? ` metrics ${manager.metricsUrl}/metrics` : ''}${manager.grpcPort !== undefined ? ` grpc :${manager.grpcPort}` : ''}${webhook ? ` webhook ${webhook.url}` : ''}${dashboard ? ` dashboard ${dashboard.url}/` : ''}\n`);
   // A replica that lost the Lease exits, as OCM's does, so that it restarts as a candidate.
   const sig = await Promise.race([stopped, manager.done.then(() => undefined)]);
   if (sig !== undefined) log.info('stopping', { signal: sig });

@@ -10,6 +10,7 @@ import { validateLeaderElectionTimings } from '../client/leader-election.js';
 import { serviceAccountNamespace } from '../client/in-cluster.js';
 import { DEFAULT_HUB_NAMESPACE, HUB_LOCK_DEFAULTS, type HubLeaderElection } from '../hub/hub-lock.js';
 import type { ImporterOptionsInput } from '../hub/importer/importer-options.js';
+import type { GrpcServerSettings } from '../hub/grpc/grpc-settings.js';
 import type { UnimplementedDriverFlags } from '../hub/registration-drivers.js';
 import { errorMessage } from '../util/errors.js';
 import { parseTlsServingFlags, type TlsServingFlags } from '../util/tls-flags.js';
@@ -25,6 +26,12 @@ export interface OcmHubFlagsRaw {
   grpcCaFile?: string;
   grpcKeyFile?: string;
   grpcSigningDuration?: string;
+  grpcServerBindport?: string;
+  grpcTlsCertFile?: string;
+  grpcTlsKeyFile?: string;
+  grpcClientCaFile?: string;
+  brokerHeartbeatInterval?: string;
+  brokerHeartbeatDisabled?: boolean;
   hubApiserverUrl?: string;
   agentImage?: string;
   bootstrapServiceaccount?: string;
@@ -45,6 +52,10 @@ export interface OcmHubFlags {
   /** undefined = OCM's default (csr). */
   enabledRegistrationDrivers?: string[];
   unimplementedDriverFlags: UnimplementedDriverFlags;
+  /** `--grpc-signing-duration`, when given. */
+  grpcSigningDurationMs?: number;
+  /** The gRPC server's flags (used with the grpc driver). */
+  grpcServer: Partial<GrpcServerSettings>;
   /** The importer's flags, validated with the hub options (they depend on the ClusterImporter gate). */
   importer: ImporterOptionsInput;
   /** undefined with --disable-leader-election. */
@@ -61,14 +72,20 @@ export function addOcmHubFlags(cmd: Command): Command {
     return parse ? o.argParser(parse) : o;
   };
   return cmd
-    .addOption(opt('--enabled-registration-drivers <drivers>', 'registration drivers: csr (default); awsirsa and grpc are refused', splitList))
+    .addOption(opt('--enabled-registration-drivers <drivers>', 'registration drivers: csr (default), grpc (a CloudEvents gRPC server for agents); awsirsa is refused', splitList))
     .addOption(opt('--hub-cluster-arn <arn>', 'awsirsa driver only: ignored, as that driver is refused').hideHelp())
     .addOption(opt('--auto-approved-arn-patterns <patterns>', 'awsirsa driver only: ignored, as that driver is refused', splitList).hideHelp())
     .addOption(opt('--aws-resource-tags <tags>', 'awsirsa driver only: ignored, as that driver is refused', splitList).hideHelp())
-    .addOption(opt('--auto-approved-grpc-users <users>', 'grpc driver only: ignored, as that driver is refused', splitList).hideHelp())
-    .addOption(opt('--grpc-ca-file <file>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
-    .addOption(opt('--grpc-key-file <file>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
-    .addOption(opt('--grpc-signing-duration <d>', 'grpc driver only: ignored, as that driver is refused').hideHelp())
+    .addOption(opt('--auto-approved-grpc-users <users>', 'grpc driver: bootstrap users whose gRPC registrations are auto-approved (gate ManagedClusterAutoApproval)', splitList))
+    .addOption(opt('--grpc-ca-file <file>', 'grpc driver: CA certificate (PEM) that signs and verifies agents\' gRPC client certificates'))
+    .addOption(opt('--grpc-key-file <file>', 'grpc driver: key (PEM) of --grpc-ca-file'))
+    .addOption(opt('--grpc-signing-duration <d>', 'grpc driver: lifetime of signed gRPC client certificates (default 720h)'))
+    .addOption(opt('--grpc-server-bindport <port>', 'grpc driver: port of the gRPC CloudEvents server, on every interface (default 8090)'))
+    .addOption(opt('--grpc-tls-cert-file <file>', 'grpc driver: serving certificate of the gRPC server (default: one issued at start by the gRPC CA)'))
+    .addOption(opt('--grpc-tls-key-file <file>', 'grpc driver: key of --grpc-tls-cert-file'))
+    .addOption(opt('--grpc-client-ca-file <file>', 'grpc driver: CA bundle verifying client certificates (default --grpc-ca-file)'))
+    .addOption(opt('--broker-heartbeat-interval <d>', 'grpc driver: heartbeat interval on subscription streams (default 10s)'))
+    .option('--broker-heartbeat-disabled', 'grpc driver: send no heartbeats on subscription streams')
     .addOption(opt('--hub-apiserver-url <url>', 'importer (gate ClusterImporter): hub URL in the bootstrap kubeconfig of imported clusters (default: kube-public/cluster-info)'))
     .addOption(opt('--agent-image <image>', 'importer: image of the agent installed on imported clusters (default: the chart values\' image, else ocm-ts:latest)'))
     .addOption(opt('--bootstrap-serviceaccount <ns/name>', 'importer: service account whose token the imported agents bootstrap with (default open-cluster-management/agent-registration-bootstrap)'))
@@ -99,11 +116,34 @@ function leaderIdentity(): string {
   return `${process.env['POD_NAME'] ?? hostname()}_${randomBytes(8).toString('hex')}`;
 }
 
+/** The gRPC server's flags, as OCM's gRPC server names them. */
+function resolveGrpcServerFlags(raw: OcmHubFlagsRaw): Partial<GrpcServerSettings> {
+  const out: Partial<GrpcServerSettings> = {};
+  if (raw.grpcServerBindport !== undefined) {
+    const p = Number(raw.grpcServerBindport);
+    if (!/^\d{1,5}$/.test(raw.grpcServerBindport) || p > 65535) throw new CliUsageError(`--grpc-server-bindport must be a port number, got "${raw.grpcServerBindport}"`);
+    out.listen = `:${p}`;
+  }
+  if ((raw.grpcTlsCertFile === undefined) !== (raw.grpcTlsKeyFile === undefined)) throw new CliUsageError('--grpc-tls-cert-file and --grpc-tls-key-file go together');
+  if (raw.grpcTlsCertFile !== undefined) {
+    out.certFile = raw.grpcTlsCertFile;
+    out.keyFile = raw.grpcTlsKeyFile!;
+  }
+  if (raw.grpcClientCaFile !== undefined) out.clientCaFile = raw.grpcClientCaFile;
+  if (raw.brokerHeartbeatInterval !== undefined) {
+    const ms = parseDurationFlag('--broker-heartbeat-interval', raw.brokerHeartbeatInterval);
+    if (ms <= 0) throw new CliUsageError('--broker-heartbeat-interval must be positive');
+    out.heartbeatIntervalMs = ms;
+  }
+  if (raw.brokerHeartbeatDisabled) out.heartbeatDisabled = true;
+  return out;
+}
+
 /** Validates the OCM flags; `needsLock` is false in embedded mode, where a single hub owns its API server. */
 export function resolveOcmHubFlags(raw: OcmHubFlagsRaw, opts: { needsLock: boolean }): OcmHubFlags {
-  if (raw.grpcSigningDuration !== undefined && parseDurationFlag('--grpc-signing-duration', raw.grpcSigningDuration) <= 0) {
-    throw new CliUsageError('--grpc-signing-duration must be positive');
-  }
+  const grpcSigningDurationMs = raw.grpcSigningDuration !== undefined ? parseDurationFlag('--grpc-signing-duration', raw.grpcSigningDuration) : undefined;
+  if (grpcSigningDurationMs !== undefined && grpcSigningDurationMs <= 0) throw new CliUsageError('--grpc-signing-duration must be positive');
+  const grpcServer = resolveGrpcServerFlags(raw);
   const dur = (flag: string, v: string | undefined, dflt: number): number => (v === undefined ? dflt : parseDurationFlag(flag, v));
   const timings = {
     leaseDurationMs: dur('--leader-election-lease-duration', raw.leaderElectionLeaseDuration, HUB_LOCK_DEFAULTS.leaseDurationMs),
@@ -144,6 +184,8 @@ export function resolveOcmHubFlags(raw: OcmHubFlagsRaw, opts: { needsLock: boole
   return {
     ...(raw.enabledRegistrationDrivers !== undefined ? { enabledRegistrationDrivers: raw.enabledRegistrationDrivers } : {}),
     unimplementedDriverFlags: unimplemented,
+    ...(grpcSigningDurationMs !== undefined ? { grpcSigningDurationMs } : {}),
+    grpcServer,
     importer,
     ...(opts.needsLock && !raw.disableLeaderElection
       ? { leaderElection: { namespace: namespace === '' ? DEFAULT_HUB_NAMESPACE : namespace, name: HUB_LOCK_DEFAULTS.name, identity: leaderIdentity(), ...timings } }

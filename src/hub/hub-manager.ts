@@ -3,6 +3,7 @@
 // server or any real kube-apiserver.
 
 import { setMaxListeners } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { labels as wellKnownLabels } from '../api/constants.js';
 import { createController, createInformerFactory, createKubeClient } from '../client/index.js';
 import { resourceTypes } from '../client/resource-types.js';
@@ -17,7 +18,10 @@ import type { ServingOptions } from '../util/secure-serving.js';
 import { setupClusterProfileLifecycleController } from './clusterprofile/lifecycle-controller.js';
 import { setupClusterProfileStatusController } from './clusterprofile/status-controller.js';
 import { throttledClient } from './common/throttled-client.js';
-import { CSR_DRIVER } from './registration-drivers.js';
+import { CSR_DRIVER, GRPC_DRIVER } from './registration-drivers.js';
+import { hubIdentity, setupGrpcCsrApprovingController, setupGrpcCsrSignController } from './grpc/grpc-csr-controllers.js';
+import type { GrpcHubServer } from './grpc/grpc-server.js';
+import type { GrpcDriverSettings } from './grpc/grpc-settings.js';
 import { hubCsrResource } from './csr/csr-api.js';
 import type { HubLeaderElection } from './hub-lock.js';
 import { setupAddonDiscoveryController } from './addon/discovery-controller.js';
@@ -75,6 +79,8 @@ export interface HubManager {
   readonly metrics: HubMetrics;
   /** scheme://host:port of the health/metrics listener, when started. */
   readonly metricsUrl: string | undefined;
+  /** The port of the gRPC CloudEvents server (gRPC driver enabled). */
+  readonly grpcPort: number | undefined;
   /** Whether this replica runs the controllers (always true without leader election). */
   isLeader(): boolean;
   /**
@@ -127,11 +133,33 @@ export async function startHubManager(opts: StartHubManagerOptions): Promise<Hub
   const startServing = async (): Promise<void> => {
     if (opts.listen !== undefined) metricsServer = await startMetricsServer({ listen: opts.listen, registry: metrics.registry, healthy, ...(opts.tls ? { tls: opts.tls } : {}) });
   };
+  let grpcServer: GrpcHubServer | undefined;
   const finish = async (): Promise<void> => {
+    await grpcServer?.close();
     await metricsServer?.close();
     if (!opts.client) baseClient.close();
   };
   const deps: ControllerDeps = { client, options, clock, log, metrics, cacheSyncTimeoutMs: opts.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS };
+  if (options.grpc && options.registrationDrivers.includes(GRPC_DRIVER)) {
+    // Every replica serves gRPC, as OCM's separate gRPC server does; only the leader runs the CSR controllers.
+    try {
+      const { startGrpcHubServer } = await import('./grpc/grpc-server.js');
+      grpcServer = await startGrpcHubServer({
+        client,
+        csrResource: await hubCsrResource(client, options.featureGates['V1beta1CSRAPICompatibility'] === true, internal.signal),
+        settings: options.grpc.server,
+        ca: readGrpcCa(options.grpc),
+        tls: { minVersion: opts.tls?.minVersion ?? 'TLSv1.2', ...(opts.tls?.ciphers ? { ciphers: opts.tls.ciphers } : {}) },
+        log,
+        clock,
+        signal: internal.signal,
+      });
+    } catch (err) {
+      internal.abort(err);
+      await finish();
+      throw err;
+    }
+  }
 
   let done: Promise<void>;
   if (opts.leaderElection === undefined) {
@@ -187,11 +215,17 @@ export async function startHubManager(opts: StartHubManagerOptions): Promise<Hub
     },
     metrics,
     metricsUrl: metricsServer?.url,
+    grpcPort: grpcServer?.port,
     isLeader: () => leader,
     done,
     lostLeadership: () => lost,
     requestCounts: () => counts,
   };
+}
+
+/** The gRPC CA from its files, read at start as OCM's hub does (a missing file stops the hub). */
+function readGrpcCa(g: Readonly<GrpcDriverSettings>): { certPem: string; keyPem: string } {
+  return { certPem: readFileSync(g.caFile, 'utf8'), keyPem: readFileSync(g.keyFile, 'utf8') };
 }
 
 interface ControllerDeps {
@@ -256,6 +290,12 @@ async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promis
 
   const controllers: Controller[] = [setupManagedClusterController(ctx), setupTaintController(ctx)];
   if (options.registrationDrivers.includes(CSR_DRIVER)) controllers.push(setupCsrApprovingController(ctx));
+  if (options.grpc && options.registrationDrivers.includes(GRPC_DRIVER)) {
+    controllers.push(
+      setupGrpcCsrApprovingController(ctx, options.grpc, hubIdentity(client)),
+      setupGrpcCsrSignController(ctx, options.grpc, readGrpcCa(options.grpc)),
+    );
+  }
   const lease = setupLeaseController(ctx);
   controllers.push(
     lease,

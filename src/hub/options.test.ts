@@ -30,11 +30,22 @@ test('resolveHubOptions: defaults, gates, --auto-approved-csr-users replaces the
   assert.ok(Object.isFrozen(d));
 });
 
-test('resolveHubOptions: csr is the only driver; awsirsa and grpc are refused naming the flag', () => {
+test('resolveHubOptions: csr and grpc drivers; awsirsa is refused and grpc needs its CA, naming the flag', () => {
   assert.deepEqual(resolveHubOptions().options.registrationDrivers, ['csr']);
   assert.deepEqual(resolveHubOptions({ enabledRegistrationDrivers: ['csr'] }).options.registrationDrivers, ['csr']);
   assert.throws(() => resolveHubOptions({ enabledRegistrationDrivers: ['csr', 'awsirsa'] }), /^HubOptionsError: --enabled-registration-drivers: awsirsa needs AWS/);
-  assert.throws(() => resolveHubOptions({ enabledRegistrationDrivers: ['grpc'] }), /--enabled-registration-drivers: grpc is not implemented/);
+  assert.throws(() => resolveHubOptions({ enabledRegistrationDrivers: ['grpc'] }), /^HubOptionsError: --enabled-registration-drivers=grpc needs --grpc-ca-file and --grpc-key-file/);
+  const g = resolveHubOptions({
+    enabledRegistrationDrivers: ['csr', 'grpc'],
+    unimplementedDriverFlags: { grpcCaFile: 'ca.crt', grpcKeyFile: 'ca.key', autoApprovedGrpcUsers: ['system:bootstrap:abc'] },
+    grpcServer: { listen: ':9090' },
+  });
+  assert.deepEqual(g.options.registrationDrivers, ['csr', 'grpc']);
+  assert.deepEqual(g.warnings, []);
+  assert.equal(g.options.grpc?.caFile, 'ca.crt');
+  assert.deepEqual(g.options.grpc?.autoApprovedUsers, ['system:bootstrap:abc']);
+  assert.equal(g.options.grpc?.signingDurationMs, 720 * 3600_000);
+  assert.deepEqual(g.options.grpc?.server, { listen: ':9090', heartbeatIntervalMs: 10_000, heartbeatDisabled: false });
   // unknown drivers are skipped as OCM skips them, with a warning
   const r = resolveHubOptions({ enabledRegistrationDrivers: ['csr', 'kerberos'] });
   assert.deepEqual(r.options.registrationDrivers, ['csr']);

@@ -3,6 +3,7 @@
 import { HUB_FEATURE_DEFAULTS, parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { ResourceType } from '../client/types.js';
 import { resolveImporterOptions, type ImporterOptions, type ImporterOptionsInput } from './importer/importer-options.js';
+import { GRPC_DEFAULTS, type GrpcDriverSettings, type GrpcServerSettings } from './grpc/grpc-settings.js';
 import { resolveRegistrationDrivers, type UnimplementedDriverFlags } from './registration-drivers.js';
 
 const DEFAULT_GC_RESOURCE_LIST: readonly string[] = [
@@ -18,8 +19,10 @@ export interface HubOptions {
   labels: Readonly<Record<string, string>>;
   /** Ordered GC resource list (group/version/resource). */
   gcResources: readonly ResourceType[];
-  /** `--enabled-registration-drivers` once validated: `csr`, or nothing. */
+  /** `--enabled-registration-drivers` once validated: `csr`, `grpc`, both or nothing. */
   registrationDrivers: readonly string[];
+  /** The gRPC driver's settings, when it is enabled. */
+  grpc?: Readonly<GrpcDriverSettings>;
   /** The cluster importer's settings (used with the ClusterImporter gate). */
   importer: Readonly<ImporterOptions>;
   timings: HubTimings;
@@ -77,6 +80,23 @@ export function parseGcResourceList(list: readonly string[]): { resources: Resou
   return { resources, invalid };
 }
 
+function resolveGrpcSettings(flags: { caFile: string; keyFile: string; autoApprovedUsers: readonly string[] }, input: HubOptionsInput): Readonly<GrpcDriverSettings> {
+  const signing = input.grpcSigningDurationMs ?? GRPC_DEFAULTS.signingDurationMs;
+  if (!Number.isFinite(signing) || signing <= 0) throw new HubOptionsError('--grpc-signing-duration must be positive');
+  const s = input.grpcServer ?? {};
+  const heartbeat = s.heartbeatIntervalMs ?? GRPC_DEFAULTS.heartbeatIntervalMs;
+  if (!Number.isFinite(heartbeat) || heartbeat <= 0) throw new HubOptionsError('--broker-heartbeat-interval must be positive');
+  if ((s.certFile === undefined) !== (s.keyFile === undefined)) throw new HubOptionsError('--grpc-tls-cert-file and --grpc-tls-key-file go together');
+  const server: GrpcServerSettings = {
+    listen: s.listen ?? GRPC_DEFAULTS.listen,
+    heartbeatIntervalMs: heartbeat,
+    heartbeatDisabled: s.heartbeatDisabled === true,
+    ...(s.certFile !== undefined ? { certFile: s.certFile, keyFile: s.keyFile! } : {}),
+    ...(s.clientCaFile !== undefined ? { clientCaFile: s.clientCaFile } : {}),
+  };
+  return Object.freeze({ ...flags, signingDurationMs: signing, server: Object.freeze(server) });
+}
+
 export interface HubOptionsInput {
   featureGates?: readonly string[] | FeatureGates;
   autoApprovedCsrUsers?: readonly string[];
@@ -84,10 +104,14 @@ export interface HubOptionsInput {
   clusterAutoApprovalUsers?: readonly string[];
   labels?: string | Readonly<Record<string, string>>;
   gcResourceList?: readonly string[];
-  /** `--enabled-registration-drivers` (default csr; awsirsa and grpc are refused). */
+  /** `--enabled-registration-drivers` (default csr; awsirsa is refused). */
   enabledRegistrationDrivers?: readonly string[];
-  /** Flags of the drivers ocm-ts does not run: warned about when given. */
+  /** Flags of the drivers other than csr: the gRPC driver's are used when it is enabled, others warned about. */
   unimplementedDriverFlags?: UnimplementedDriverFlags;
+  /** `--grpc-signing-duration` in milliseconds (default 720h). */
+  grpcSigningDurationMs?: number;
+  /** The gRPC server's listener and heartbeat (defaults: OCM's). */
+  grpcServer?: Partial<GrpcServerSettings>;
   /** `--hub-apiserver-url`, `--agent-image`, `--bootstrap-serviceaccount`, `--import-renderers`, `--image-pull-secret-name`. */
   importer?: ImporterOptionsInput;
   timings?: Partial<HubTimings>;
@@ -105,11 +129,13 @@ export function resolveHubOptions(input: HubOptionsInput = {}): { options: Reado
   const gc = parseGcResourceList(input.gcResourceList ?? DEFAULT_GC_RESOURCE_LIST);
   for (const bad of gc.invalid) warnings.push(`invalid gc resource ${JSON.stringify(bad)}: expected group/version/resource; skipped`);
   let drivers: readonly string[];
+  let grpc: Readonly<GrpcDriverSettings> | undefined;
   let importer: Readonly<ImporterOptions>;
   try {
     const r = resolveRegistrationDrivers(input.enabledRegistrationDrivers, input.unimplementedDriverFlags ?? {});
     drivers = r.drivers;
     warnings.push(...r.warnings);
+    if (r.grpc) grpc = resolveGrpcSettings(r.grpc, input);
     const i = resolveImporterOptions(input.importer ?? {}, gates['ClusterImporter'] === true);
     importer = i.options;
     warnings.push(...i.warnings);
@@ -126,6 +152,7 @@ export function resolveHubOptions(input: HubOptionsInput = {}): { options: Reado
     labels: Object.freeze(labels),
     gcResources: Object.freeze(gc.resources),
     registrationDrivers: drivers,
+    ...(grpc ? { grpc } : {}),
     importer,
     timings: Object.freeze(timings),
   };
