@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   agent: async () => (await import('./agent.js')).benchAgent(),
   hub: async () => (await import('./hub.js')).benchHub(),
   join: async () => (await import('./join.js')).benchJoin(),
+  fleet: async () => (await import('./fleet.js')).benchFleet(),
 };
 
 async function main(): Promise<void> {

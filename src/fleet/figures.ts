@@ -64,6 +64,7 @@ export function progressLine(clusters: number, prev: FleetSample | undefined, cu
   else if (cur.hubConnections === undefined && prev?.hubRssBytes !== undefined) parts.push('hub down');
   if (cur.hubConnections !== undefined) parts.push(`${cur.hubConnections} hub connections`);
   parts.push(`${cur.openWatches} watches`);
+  if (cur.simulatorCores !== undefined) parts.push(`simulator ${num(cur.simulatorCores, 2)} cores ${mib(cur.simulatorRssBytes)}`);
   return `fleet: ${parts.join(', ')}`;
 }
 

@@ -56,6 +56,8 @@ export interface FleetSample {
   hubConnections?: number;
   openWatches: number;
   simulatorRssBytes: number;
+  /** CPU of this process (agents and the shared spoke) since the previous sample, in cores. */
+  simulatorCores?: number;
 }
 
 export interface AgentTotals {
@@ -248,6 +250,7 @@ export async function startFleet(o: FleetOptions, signal: AbortSignal): Promise<
     }).finally(() => signal.removeEventListener('abort', onStopStart));
 
     let prevHub: { at: number; s: ProcSample } | undefined;
+    let prevSelf: { at: number; cpu: NodeJS.CpuUsage } | undefined;
     const sample = (): FleetSample => {
       const atMs = o.clock.now();
       let failed = failedToStart;
@@ -256,6 +259,9 @@ export async function startFleet(o: FleetOptions, signal: AbortSignal): Promise<
         if (st.phase === 'stopped' && st.exitCode !== 0) failed++;
       }
       const out: FleetSample = { atMs, counts: board.counts(), started: agents.length + failedToStart, failed, openWatches: probe.openWatches(), simulatorRssBytes: process.memoryUsage.rss() };
+      const cpu = process.cpuUsage();
+      if (prevSelf && atMs > prevSelf.at) out.simulatorCores = (cpu.user + cpu.system - prevSelf.cpu.user - prevSelf.cpu.system) / 1000 / (atMs - prevSelf.at);
+      prevSelf = { at: atMs, cpu };
       const pid = hub?.pid();
       const s = pid !== undefined ? readProcSample(pid) : undefined;
       if (s) {
