@@ -4,7 +4,7 @@
 import type { CloudEvent } from '../../../grpc/cloudevent.js';
 import type { CloudEventsClient, SubscribeRequest, SubscriptionHandlers } from '../../../grpc/client.js';
 
-export interface FakeSubscription {
+interface FakeSubscription {
   req: SubscribeRequest;
   handlers: SubscriptionHandlers;
   closed: boolean;

@@ -59,7 +59,7 @@ function stampOf(files: readonly string[]): string {
 }
 
 /** Loads an OCM gRPC config file; the errors name the file. */
-export function loadHubGrpcConfig(path: string, what: string): GrpcClientConfig {
+function loadHubGrpcConfig(path: string, what: string): GrpcClientConfig {
   try {
     return loadGrpcConfig(path);
   } catch (err) {
