@@ -1,11 +1,16 @@
 // One HTTPS (or HTTP) transport per client: a keep-alive agent, TLS material taken from the
 // ConfigSource for each request (so a rotated certificate is used by the next new connection: the
 // agent pools connections by TLS options), bearer tokens, timeouts and abort signals.
+//
+// The TLS context (CA, certificate and key, parsed and checked against each other) is built once
+// per loaded config and handed to every connection: building it costs milliseconds of CPU, and a
+// client opens a connection per watch, so doing it per connection dominated the agent's join.
 
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { createSecureContext, type ConnectionOptions, type SecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
-import type { ConfigSource } from './kubeconfig.js';
+import type { ClientConfig, ConfigSource } from './kubeconfig.js';
 import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
 import type { Status } from '../api/meta.js';
 import { errorMessage } from '../util/errors.js';
@@ -37,6 +42,29 @@ export interface Transport {
 export function createTransport(opts: TransportOptions): Transport {
   const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 16, timeout: 60_000 });
   const httpAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 16, timeout: 60_000 });
+  // A reload gives a new config object, hence a new context.
+  const contexts = new WeakMap<ClientConfig, SecureContext>();
+  /**
+   * Undefined when the material does not make a context (a key not matching its certificate in the
+   * middle of a rotation): then TLS builds it per connection as before, so only new connections
+   * fail and kept-alive ones go on.
+   */
+  const contextOf = (cfg: ClientConfig): SecureContext | undefined => {
+    let c = contexts.get(cfg);
+    if (c === undefined) {
+      try {
+        c = createSecureContext({
+          ...(cfg.caPem ? { ca: cfg.caPem } : {}),
+          ...(cfg.certPem ? { cert: cfg.certPem } : {}),
+          ...(cfg.keyPem ? { key: cfg.keyPem } : {}),
+        });
+      } catch {
+        return undefined;
+      }
+      contexts.set(cfg, c);
+    }
+    return c;
+  };
   return {
     get server(): string {
       return opts.source.current().server;
@@ -60,7 +88,7 @@ export function createTransport(opts: TransportOptions): Transport {
       if (timeoutMs > 0) signals.push(AbortSignal.timeout(timeoutMs));
       const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
       const isHttps = url.protocol === 'https:';
-      const reqOpts: https.RequestOptions = {
+      const reqOpts: https.RequestOptions & Pick<ConnectionOptions, 'secureContext'> = {
         method: s.method,
         hostname: url.hostname.replace(/^\[|\]$/g, ''),
         port: url.port || (isHttps ? 443 : 80),
@@ -82,6 +110,11 @@ export function createTransport(opts: TransportOptions): Transport {
         let req: http.ClientRequest;
         let headersTimer: NodeJS.Timeout | undefined;
         try {
+          if (isHttps) {
+            // ca/cert/key above still name the agent's connection pool; the context is what TLS uses.
+            const context = contextOf(cfg);
+            if (context) reqOpts.secureContext = context;
+          }
           req = (isHttps ? https : http).request(reqOpts, (res) => {
             if (headersTimer) clearTimeout(headersTimer);
             resolvePromise(res);
