@@ -1,355 +1,344 @@
 // Join benchmark (`npm run bench -- join`): from agent start to the hub's ManagedCluster being Joined and
-// Available, with auto-approval (gate ManagedClusterAutoApproval, bootstrap user in
-// --auto-approved-csr-users). The hub runs as `ocm-ts hub --data-dir` in a child process (its own core,
-// as in a real deployment); the spoke API server, the agents and the measuring watch run here. Each join
-// uses a new cluster name and its own agent namespace on the spoke; the end is observed with a watch on
-// the hub (not polling), so the figure is not quantised.
+// Available. The hub runs as `ocm-ts hub --data-dir` in a child process (its own core, as in a real
+// deployment); the spoke API server and the measuring watch run here. Each join uses a new cluster
+// name and its own agent namespace on the spoke; the end is observed with a watch on the hub (not
+// polling), so the figure is not quantised. Three series:
 //
-// Printed: median and p90 of BENCH_JOIN_RUNS (default 10) joins with the agent's default timings (what
-// `ocm-ts agent` does), the same with the bootstrap wait poll shortened to 50 ms (hidden flag
-// --bootstrap-poll-period) to show what the fixed 1 s poll costs, a per-phase breakdown (from the agent's
-// log lines), and beside them one HTTPS round trip (GET /version on a kept-alive connection to the hub,
-// median of 50) measured in the same run, and the ratios. Target: median ≤ 300 ms on 2 cores.
+// - manual accept: the hub without auto-approval; once the agent has created its ManagedCluster and
+//   CSR, `ocm-ts accept`'s acceptCluster (in this process) approves and accepts; measured from
+//   the accept to Joined and Available (BENCH_JOIN_ACCEPT_RUNS, default 5);
+// - agent in this process, with auto-approval (gate ManagedClusterAutoApproval, bootstrap user in
+//   --auto-approved-csr-users): the join as the agent's code sees it (BENCH_JOIN_RUNS, default 10);
+// - agent as a child process (`node dist/cli/main.js agent`, or OCM_TS_AGENT_MAIN), interleaved
+//   with the previous one: Node's start-up (spawn → first log line) is printed apart from the join.
+//
+// Printed with each: median and p90, a per-step breakdown (from the agent's log lines), the agent's
+// round trips, CPU milliseconds per join of each process (a figure a busy machine hardly changes,
+// unlike wall time), one HTTPS round trip measured in the same run, and the load average: wall
+// time on a loaded machine is the same steps each waiting for a CPU. Targets: median ≤ 80 ms,
+// p90 ≤ 120 ms on a quiet machine. OCM_TS_TRACE=1 also prints the last in-process join as one
+// timeline of hub and agent trace lines (tracing slows every join a little).
 
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, request, type RequestOptions } from 'node:https';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
-import type { ManagedCluster } from '../src/api/cluster.js';
 import { loadCrds, SPOKE_CRD_NAMES } from '../src/api/crds.js';
-import { startEmbeddedApiServer } from '../src/apiserver/embedded.js';
-import { defaultAgentOptions, type AgentTimings } from '../src/agent/options/agent-options.js';
-import { startSpokeAgent } from '../src/agent/spoke-agent.js';
+import { startEmbeddedApiServer, type EmbeddedApiServer } from '../src/apiserver/embedded.js';
+import { defaultAgentOptions } from '../src/agent/options/agent-options.js';
+import { startSpokeAgent, type SpokeAgentHandle } from '../src/agent/spoke-agent.js';
+import { acceptCluster } from '../src/cli/accept.js';
 import { createKubeClient, resourceTypes } from '../src/client/index.js';
 import type { KubeClient } from '../src/client/types.js';
 import { installCrds } from '../src/hub/install-crds.js';
 import { realClock } from '../src/util/clock.js';
-import { createLogger, nullLogger, type LogFields, type Logger } from '../src/util/logger.js';
+import { createLogger, nullLogger } from '../src/util/logger.js';
+import {
+  joinWatcher, milestoneLogger, milestoneOf, MILESTONES, newerSourceThan, ownCpuMs, processCpuMs, quantile, roundTrips, sortedCopy,
+  startHubChild, stopChild, traceTime, wallNow, type AgentMarks, type HubChild, type JoinWatcher,
+} from './join-parts.js';
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // The hub command from source (as the rest of the bench); BENCH_JOIN_HUB_MAIN=dist/cli/main.js runs a build instead.
-const MAIN = process.env['BENCH_JOIN_HUB_MAIN'] ? resolve(process.env['BENCH_JOIN_HUB_MAIN']) : fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const JOINED = 'ManagedClusterJoined';
-const AVAILABLE = 'ManagedClusterConditionAvailable';
+const HUB_MAIN = process.env['BENCH_JOIN_HUB_MAIN'] ? resolve(process.env['BENCH_JOIN_HUB_MAIN']) : join(ROOT, 'src/cli/main.ts');
+const AGENT_MAIN = process.env['OCM_TS_AGENT_MAIN'] ? resolve(process.env['OCM_TS_AGENT_MAIN']) : join(ROOT, 'dist/cli/main.js');
+const TARGET_MEDIAN_MS = 80;
+const TARGET_P90_MS = 120;
+const JOIN_TIMEOUT_MS = 60_000;
 
-interface HubChild {
-  child: ChildProcess;
-  url: string;
-  adminKubeconfig: string;
-  bootstrapKubeconfig: string;
-  exited: Promise<number | null>;
+interface Series {
+  label: string;
+  totals: number[];
+  /** Per step: the time since the previous step. */
+  steps: Map<string, number[]>;
+  roundTrips: number[];
+  /** CPU ms per join, by process. */
+  cpu: Map<string, number[]>;
+  /** Child process series: spawn → first log line. */
+  startups: number[];
 }
 
-async function startHubChild(dataDir: string, extra: string[], onTrace?: (line: string) => void): Promise<HubChild> {
-  const child = spawn(process.execPath, [...(MAIN.endsWith('.ts') ? ['--import', 'tsx'] : []), MAIN, 'hub', '--data-dir', dataDir, '--apiserver-listen', '127.0.0.1:0', '--log-level', onTrace ? 'trace' : 'error', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let out = '';
-  let err = '';
-  let partial = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    if (!onTrace) {
-      err += d;
-      return;
-    }
-    const lines = (partial + d).split('\n');
-    partial = lines.pop() ?? '';
-    for (const l of lines) onTrace(l);
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hub not ready after 120 s: ${err}`)), 120_000);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const l = out.split('\n').find((x) => x.startsWith('ocm-ts hub ready:'));
-      if (l) {
-        clearTimeout(timer);
-        resolve(l);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`hub exited with ${code}: ${err}`));
-    });
-  });
-  const m = /apiserver (\S+) admin-kubeconfig (\S+) bootstrap-kubeconfig (\S+)/.exec(line);
-  if (!m) throw new Error(`unexpected hub ready line: ${line}`);
-  return { child, url: m[1]!, adminKubeconfig: m[2]!, bootstrapKubeconfig: m[3]!, exited };
-}
-
-async function stopChild(h: HubChild): Promise<void> {
-  if (h.child.exitCode !== null || h.child.signalCode !== null) return;
-  h.child.kill('SIGTERM');
-  const timer = setTimeout(() => h.child.kill('SIGKILL'), 15_000);
-  await h.exited;
-  clearTimeout(timer);
-}
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  // Nearest rank.
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
-
+const newSeries = (label: string): Series => ({ label, totals: [], steps: new Map(), roundTrips: [], cpu: new Map(), startups: [] });
+const push = <K>(m: Map<K, number[]>, k: K, v: number): void => void m.set(k, [...(m.get(k) ?? []), v]);
 const ms = (v: number): string => `${v.toFixed(1)} ms`;
 
-/** GET /version on one kept-alive TLS connection, `n` times after a warm-up; returns sorted ms. */
-async function roundTrips(adminKubeconfig: string, n: number): Promise<number[]> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(adminKubeconfig);
-  const opts: RequestOptions = {};
-  await kc.applyToHTTPSOptions(opts);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: opts.ca, cert: opts.cert, key: opts.key });
-  const url = new URL('/version', kc.getCurrentCluster()!.server);
-  const once = (): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const t0 = performance.now();
-      const req = request(url, { agent, headers: { ...(opts.headers ?? {}), accept: 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`GET /version: ${res.statusCode}`))));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  for (let i = 0; i < 5; i++) await once();
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) out.push(await once());
-  agent.destroy();
-  return out.sort((a, b) => a - b);
+/** Steps from `from` in milestone order; the last one ends at `end`. */
+function recordSteps(s: Series, marks: Map<string, number>, from: number, end: number): void {
+  let prev = from;
+  for (const [key] of MILESTONES) {
+    const t = marks.get(key);
+    if (t === undefined || t < from) continue;
+    push(s.steps, key, t - prev);
+    prev = t;
+  }
+  push(s.steps, 'Joined and Available on the hub', end - prev);
 }
 
-/** Resolves, per cluster name, when a watch event shows it Joined and Available. */
-function joinWatcher(hubClient: KubeClient, signal: AbortSignal): { ready: Promise<void>; waitFor(name: string): Promise<number> } {
-  const waiters = new Map<string, (t: number) => void>();
-  const seen = new Map<string, number>();
-  const mcs = hubClient.resource<ManagedCluster>(resourceTypes.managedClusters);
-  let markReady!: () => void;
-  const ready = new Promise<void>((r) => (markReady = r));
-  void (async () => {
-    while (!signal.aborted) {
-      try {
-        const list = await mcs.list({ signal });
-        markReady();
-        for await (const ev of mcs.watch({ resourceVersion: list.metadata?.resourceVersion ?? '', allowWatchBookmarks: true, signal })) {
-          const t = performance.now();
-          const obj = ev.object as ManagedCluster;
-          const name = obj?.metadata?.name;
-          if (!name || (ev.type !== 'ADDED' && ev.type !== 'MODIFIED')) continue;
-          const cond = (type: string) => obj.status?.conditions?.find((c) => c.type === type)?.status;
-          if (cond(JOINED) === 'True' && cond(AVAILABLE) === 'True' && !seen.has(name)) {
-            seen.set(name, t);
-            waiters.get(name)?.(t);
-          }
-        }
-      } catch {
-        if (signal.aborted) return;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  })();
-  return {
-    ready,
-    waitFor(name) {
-      const t = seen.get(name);
-      if (t !== undefined) return Promise.resolve(t);
-      return new Promise((resolve) => waiters.set(name, resolve));
+function timeout<T>(p: Promise<T>, what: () => Promise<string>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => void what().then((w) => reject(new Error(`not Joined and Available after ${JOIN_TIMEOUT_MS / 1000} s: ${w}`))), JOIN_TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+interface Env {
+  dir: string;
+  spoke: EmbeddedApiServer;
+  spokeClient: KubeClient;
+  hub: HubChild;
+  hubClient: KubeClient;
+  watcher: JoinWatcher;
+  seq: number;
+}
+
+async function newAgentNamespace(env: Env): Promise<{ name: string; namespace: string }> {
+  const n = ++env.seq;
+  const namespace = `agent-${n}`;
+  await env.spokeClient.resource(resourceTypes.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  return { name: `bench-${n}`, namespace };
+}
+
+async function startInProcessAgent(env: Env, name: string, namespace: string, marks: AgentMarks, trace?: (l: string) => void): Promise<SpokeAgentHandle> {
+  const d = defaultAgentOptions();
+  return startSpokeAgent({
+    options: {
+      ...d,
+      kubeconfig: env.spoke.adminKubeconfigPath,
+      clusterName: name,
+      namespace,
+      bootstrapKubeconfig: env.hub.bootstrapKubeconfig,
+      hubKubeconfigDir: join(env.dir, 'agents', name),
+      spokeExternalServerUrls: [env.spoke.url],
     },
+    log: milestoneLogger(marks, trace ? createLogger({ level: 'trace', write: trace }) : undefined),
+    clock: realClock,
+    defaultMetrics: false,
+  });
+}
+
+const describe = (env: Env, name: string, agent: string) => async (): Promise<string> => {
+  try {
+    const mc = await env.hubClient.resource(resourceTypes.managedClusters).get(name);
+    return `${name}: agent ${agent}; hub ${JSON.stringify({ spec: mc['spec'], status: mc['status'] })}`;
+  } catch (err) {
+    return `${name}: agent ${agent}; hub: ${String(err)}`;
+  }
+};
+
+/** The agent in this process, auto-approval: agent start → Joined and Available. */
+async function joinInProcess(env: Env, s: Series, trace?: { lines: string[]; window?: { from: number; to: number; roundTrips: number } }): Promise<void> {
+  const { name, namespace } = await newAgentNamespace(env);
+  const marks: AgentMarks = { at: new Map(), roundTrips: 0 };
+  const hubCpu0 = processCpuMs(env.hub.child.pid!);
+  const cpu0 = ownCpuMs();
+  const wall0 = wallNow();
+  const t0 = performance.now();
+  const joined = env.watcher.waitFor(name);
+  const agent = await startInProcessAgent(env, name, namespace, marks, trace ? (l) => void trace.lines.push(`agent  ${l}`) : undefined);
+  try {
+    const t1 = await timeout(joined, describe(env, name, JSON.stringify(agent.status())));
+    s.totals.push(t1 - t0);
+    s.roundTrips.push(marks.roundTrips);
+    push(s.cpu, 'bench process (agent + spoke API server)', ownCpuMs() - cpu0);
+    const hubCpu1 = processCpuMs(env.hub.child.pid!);
+    if (hubCpu0 !== undefined && hubCpu1 !== undefined) push(s.cpu, 'hub process', hubCpu1 - hubCpu0);
+    recordSteps(s, marks.at, t0, t1);
+    if (trace) trace.window = { from: wall0, to: wall0 + (t1 - t0), roundTrips: marks.roundTrips };
+  } finally {
+    await agent.stop();
+  }
+}
+
+/** `node dist/cli/main.js agent ...`: spawn → first log line (Node's start-up), then → Joined and Available. */
+async function joinChildProcess(env: Env, s: Series): Promise<void> {
+  const { name, namespace } = await newAgentNamespace(env);
+  const args = [
+    AGENT_MAIN, 'agent',
+    `--kubeconfig=${env.spoke.adminKubeconfigPath}`,
+    `--spoke-cluster-name=${name}`,
+    `--component-namespace=${namespace}`,
+    `--bootstrap-kubeconfig=${env.hub.bootstrapKubeconfig}`,
+    `--hub-kubeconfig-dir=${join(env.dir, 'agents', name)}`,
+    `--spoke-external-server-urls=${env.spoke.url}`,
+    // As the in-process agent: no leader election, no health listener.
+    '--disable-leader-election', '--listen=', '--log-level=info',
+  ];
+  const marks = new Map<string, number>();
+  const hubCpu0 = processCpuMs(env.hub.child.pid!);
+  const t0 = performance.now();
+  const joined = env.watcher.waitFor(name);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  let firstLine: number | undefined;
+  let partial = '';
+  let output = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    const now = performance.now();
+    output = (output + d).slice(-4000);
+    const lines = (partial + d).split('\n');
+    partial = lines.pop() ?? '';
+    for (const l of lines) {
+      firstLine ??= now;
+      let msg = '';
+      try {
+        msg = String((JSON.parse(l) as { msg?: unknown }).msg ?? '');
+      } catch {
+        continue;
+      }
+      const key = milestoneOf(msg);
+      if (key && !marks.has(key)) marks.set(key, now);
+    }
+  });
+  try {
+    const t1 = await timeout(Promise.race([joined, exited.then((c) => Promise.reject(new Error(`agent exited with ${c}: ${output}`)))]), describe(env, name, output));
+    const started = firstLine ?? t0;
+    s.startups.push(started - t0);
+    s.totals.push(t1 - started);
+    const agentCpu = processCpuMs(child.pid!);
+    if (agentCpu !== undefined) push(s.cpu, 'agent process (with its start-up)', agentCpu);
+    const hubCpu1 = processCpuMs(env.hub.child.pid!);
+    if (hubCpu0 !== undefined && hubCpu1 !== undefined) push(s.cpu, 'hub process', hubCpu1 - hubCpu0);
+    recordSteps(s, marks, started, t1);
+  } finally {
+    await stopChild({ child, exited });
+  }
+}
+
+/** Manual accept: once the agent waits with its ManagedCluster and CSR, accept → Joined and Available. */
+async function joinManualAccept(env: Env, s: Series): Promise<void> {
+  const { name, namespace } = await newAgentNamespace(env);
+  let ready!: () => void;
+  const waiting = new Promise<void>((r) => (ready = r));
+  const marks: AgentMarks = { at: new Map(), roundTrips: 0 };
+  marks.onMark = () => {
+    if (marks.at.has('ManagedCluster created') && marks.at.has('CSR created')) ready();
   };
+  const joined = env.watcher.waitFor(name);
+  const agent = await startInProcessAgent(env, name, namespace, marks);
+  try {
+    await timeout(waiting, describe(env, name, JSON.stringify(agent.status())));
+    const rt0 = marks.roundTrips;
+    const t0 = performance.now();
+    await acceptCluster({ client: env.hubClient, clock: realClock, wait: false, timeoutMs: JOIN_TIMEOUT_MS, say: () => {} }, name);
+    push(s.steps, 'accepted (CSRs approved, hubAcceptsClient)', performance.now() - t0);
+    const t1 = await timeout(joined, describe(env, name, JSON.stringify(agent.status())));
+    s.totals.push(t1 - t0);
+    s.roundTrips.push(marks.roundTrips - rt0);
+    const accepted = t0 + (s.steps.get('accepted (CSRs approved, hubAcceptsClient)')?.at(-1) ?? 0);
+    recordSteps(s, marks.at, accepted, t1);
+  } finally {
+    await agent.stop();
+  }
 }
 
-/** Records when the agent logs its milestones and counts its round trips; passes every line on to `inner` (trace). */
-function milestoneLogger(marks: Map<string, number>, counts: { roundTrips: number }, inner?: Logger): Logger {
-  const rec = (msg: string): void => {
-    const key = milestoneOf(msg);
-    if (key && !marks.has(key)) marks.set(key, performance.now());
-  };
-  const wrap = (to: Logger | undefined): Logger => {
-    const l: Logger = {
-      debug: (m: string, f?: LogFields) => {
-        if (m === 'http' || m === 'http watch opened') counts.roundTrips++;
-        to?.debug(m, f);
-      },
-      info: (m: string, f?: LogFields) => {
-        rec(m);
-        to?.info(m, f);
-      },
-      warn: (m: string, f?: LogFields) => {
-        rec(m);
-        to?.warn(m, f);
-      },
-      error: (m: string, f?: LogFields) => {
-        rec(m);
-        to?.error(m, f);
-      },
-      child: (fields: LogFields) => (to ? wrap(to.child(fields)) : l),
-    };
-    return l;
-  };
-  return wrap(inner);
+function report(s: Series, rttMedian: number, targets: boolean): void {
+  const sorted = sortedCopy(s.totals);
+  if (sorted.length === 0) return;
+  const med = quantile(sorted, 0.5);
+  const p90 = quantile(sorted, 0.9);
+  const verdict = targets ? `; targets median ≤ ${TARGET_MEDIAN_MS} ms, p90 ≤ ${TARGET_P90_MS} ms: ${med <= TARGET_MEDIAN_MS && p90 <= TARGET_P90_MS ? 'met' : 'NOT met'}` : '';
+  process.stdout.write(`  ${s.label}: median ${ms(med)}, p90 ${ms(p90)}, min ${ms(sorted[0]!)}, max ${ms(sorted[sorted.length - 1]!)} — ${(med / rttMedian).toFixed(0)}× one round trip${verdict}\n`);
+  if (s.startups.length > 0) {
+    const st = sortedCopy(s.startups);
+    process.stdout.write(`      Node start-up (spawn → first log line, not in the figures above): median ${ms(quantile(st, 0.5))}, p90 ${ms(quantile(st, 0.9))}\n`);
+  }
+  for (const [key, vals] of s.steps) {
+    const v = sortedCopy(vals);
+    process.stdout.write(`      ${`+ ${key}`.padEnd(45)} median ${ms(quantile(v, 0.5)).padStart(10)}  p90 ${ms(quantile(v, 0.9)).padStart(10)}\n`);
+  }
+  if (s.roundTrips.length > 0) process.stdout.write(`      agent round trips per join (requests and watches opened): median ${quantile(sortedCopy(s.roundTrips), 0.5)}\n`);
+  for (const [who, vals] of s.cpu) process.stdout.write(`      CPU per join, ${who}: median ${ms(quantile(sortedCopy(vals), 0.5))}\n`);
 }
 
-/** Epoch milliseconds (with a fraction) of a trace line's leading time. */
-function traceTime(line: string): number {
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})(\d{3})Z/.exec(line);
-  return m ? Date.parse(`${m[1]!}Z`) + Number(m[2]!) / 1000 : NaN;
+function printTrace(lines: string[], w: { from: number; to: number; roundTrips: number }): void {
+  const inWindow = lines.map((l) => ({ l, t: traceTime(l.slice(7)) })).filter((x) => x.t >= w.from - 1 && x.t <= w.to + 1);
+  inWindow.sort((a, b) => a.t - b.t);
+  process.stdout.write(`\ntrace of the last in-process join (${w.roundTrips} agent round trips), ms since agent start:\n`);
+  // Each line: its process, then the line without its own time stamp (27 characters and a space).
+  for (const { l, t } of inWindow) process.stdout.write(`${(t - w.from).toFixed(2).padStart(8)} ${l.slice(0, 7)}${l.slice(7 + 28)}\n`);
 }
 
-const wallNow = (): number => performance.timeOrigin + performance.now();
-
-const MILESTONES: Array<[string, RegExp]> = [
-  ['management informers synced', /^Waiting for hub client config and managed cluster to be ready/],
-  ['ManagedCluster created', /^Managed cluster ".*" created on hub/],
-  ['CSR created', /^A csr ".*" is created/],
-  ['certificate issued', /^A new client certificate for .* is available/],
-  ['bootstrap wait noticed', /^hub client config is ready/],
-  ['main phase started', /^registration agent main phase started/],
-];
-
-function milestoneOf(msg: string): string | undefined {
-  return MILESTONES.find(([, re]) => re.test(msg))?.[0];
-}
-
-interface JoinSeries {
-  label: string;
-  timings: Partial<AgentTimings>;
-  totals: number[];
-  /** The agent's HTTPS requests (and watches opened) per join. */
-  roundTrips: number[];
-  phases: Map<string, number[]>;
-}
+const loadLine = (): string => loadavg().map((v) => v.toFixed(2)).join(' ');
 
 export async function benchJoin(): Promise<void> {
   const runs = Math.max(1, Number(process.env['BENCH_JOIN_RUNS'] ?? 10));
-  // OCM_TS_TRACE=1: the hub runs with --log-level trace and the last join of the first series is
-  // printed as one timeline of hub and agent lines (tracing itself slows every join a little).
-  const trace = process.env['OCM_TS_TRACE'] === '1';
-  const hubTrace: string[] = [];
-  const onHubTrace = trace ? (l: string): void => void hubTrace.push(`hub    ${l}`) : undefined;
+  const acceptRuns = Math.max(0, Number(process.env['BENCH_JOIN_ACCEPT_RUNS'] ?? Math.min(runs, 5)));
+  const traceOn = process.env['OCM_TS_TRACE'] === '1';
+  const loadBefore = loadLine();
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-join-'));
   const stop = new AbortController();
-  let hub: HubChild | undefined;
   const closers: Array<() => Promise<void> | void> = [];
+  const trace = traceOn ? { lines: [] as string[], window: undefined as { from: number; to: number; roundTrips: number } | undefined } : undefined;
+  const onHubTrace = trace ? (l: string): void => void trace.lines.push(`hub    ${l}`) : undefined;
+  let hub: HubChild | undefined;
   try {
-    // 1. The hub, once to learn its bootstrap token id, then with auto-approval for that bootstrap user.
-    hub = await startHubChild(join(dir, 'hub'), []);
+    // 1. The hub without auto-approval (manual accept), and the spoke (in this process, prepared as
+    //    the klusterlet operator would: spoke CRDs).
+    hub = await startHubChild(HUB_MAIN, join(dir, 'hub'), [], onHubTrace);
     const token = String(YAML.parse(readFileSync(hub.bootstrapKubeconfig, 'utf8')).users[0].user.token);
-    const tokenId = token.split('.')[0]!;
-    await stopChild(hub);
-    const autoHub = await startHubChild(join(dir, 'hub'), ['--feature-gates', 'ManagedClusterAutoApproval=true', '--auto-approved-csr-users', `system:bootstrap:${tokenId}`], onHubTrace);
-    hub = autoHub;
-    const hubClient = createKubeClient({ kubeconfigPath: autoHub.adminKubeconfig });
-    closers.push(() => hubClient.close());
-
-    // 2. The spoke (in-process), prepared as the klusterlet operator would: spoke CRDs.
     const spoke = await startEmbeddedApiServer({ dataDir: join(dir, 'spoke'), listen: { host: '127.0.0.1', port: 0 }, log: nullLogger(), clock: realClock });
     closers.push(() => spoke.close());
     const spokeClient = createKubeClient({ kubeconfigPath: spoke.adminKubeconfigPath });
     closers.push(() => spokeClient.close());
     await installCrds(spokeClient, loadCrds(SPOKE_CRD_NAMES), { clock: realClock, signal: stop.signal });
+    const connect = async (h: HubChild, signal: AbortSignal): Promise<{ hubClient: KubeClient; watcher: JoinWatcher }> => {
+      const hubClient = createKubeClient({ kubeconfigPath: h.adminKubeconfig });
+      const watcher = joinWatcher(hubClient, signal);
+      await watcher.ready;
+      return { hubClient, watcher };
+    };
+    const first = new AbortController();
+    const env: Env = { dir, spoke, spokeClient, hub, ...(await connect(hub, first.signal)), seq: 0 };
 
-    const watcher = joinWatcher(hubClient, stop.signal);
-    await watcher.ready;
+    // 2. Manual accept.
+    const manual = newSeries('manual accept (acceptCluster of `ocm-ts accept`), from the accept');
+    for (let i = 0; i < acceptRuns; i++) await joinManualAccept(env, manual);
+    first.abort();
+    env.hubClient.close();
+    await stopChild(hub);
 
-    // 3. One HTTPS round trip to the hub, in the same run.
-    const rtt = await roundTrips(autoHub.adminKubeconfig, 50);
+    // 3. The same hub with auto-approval for its bootstrap user.
+    hub = await startHubChild(HUB_MAIN, join(dir, 'hub'), ['--feature-gates', 'ManagedClusterAutoApproval=true', '--auto-approved-csr-users', `system:bootstrap:${token.split('.')[0]!}`], onHubTrace);
+    Object.assign(env, { hub, ...(await connect(hub, stop.signal)) });
+    closers.push(() => env.hubClient.close());
+    const rtt = await roundTrips(hub.adminKubeconfig, 50);
     const rttMedian = quantile(rtt, 0.5);
 
-    // 4. Joins.
-    let seq = 0;
-    // The two series are interleaved (one join of each in turn) so that load drift on a shared machine hits both alike.
-    let traced: { from: number; to: number; agentLines: string[]; roundTrips: number } | undefined;
-    const joinOnce = async (s: JoinSeries, traceThis: boolean): Promise<void> => {
-      const name = `bench-${++seq}`;
-      const namespace = `agent-${seq}`;
-      await spokeClient.resource(resourceTypes.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-      const d = defaultAgentOptions();
-      const marks = new Map<string, number>();
-      const counts = { roundTrips: 0 };
-      const agentLines: string[] = [];
-      const agentTrace = traceThis ? createLogger({ level: 'trace', write: (l) => agentLines.push(`agent  ${l}`) }) : undefined;
-      const wall0 = wallNow();
-      const t0 = performance.now();
-      const joined = watcher.waitFor(name);
-      const agent = await startSpokeAgent({
-        options: {
-          ...d,
-          kubeconfig: spoke.adminKubeconfigPath,
-          clusterName: name,
-          namespace,
-          bootstrapKubeconfig: autoHub.bootstrapKubeconfig,
-          hubKubeconfigDir: join(dir, 'agents', name),
-          spokeExternalServerUrls: [spoke.url],
-          timings: { ...d.timings, ...s.timings },
-        },
-        log: milestoneLogger(marks, counts, agentTrace),
-        clock: realClock,
-        defaultMetrics: false,
-      });
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const t1 = await Promise.race([
-          joined,
-          new Promise<never>((_, reject) => (timer = setTimeout(() => {
-            void hubClient.resource<ManagedCluster>(resourceTypes.managedClusters).get(name).then(
-              (mc) => reject(new Error(`${name} not Joined and Available after 60 s (agent ${JSON.stringify(agent.status())}; hub: ${JSON.stringify({ spec: mc.spec, conditions: mc.status?.conditions })})`)),
-              (err: unknown) => reject(new Error(`${name} not Joined and Available after 60 s (agent ${JSON.stringify(agent.status())}; hub: ${String(err)})`)),
-            );
-          }, 60_000))),
-        ]);
-        s.totals.push(t1 - t0);
-        s.roundTrips.push(counts.roundTrips);
-        if (traceThis) traced = { from: wall0, to: wall0 + (t1 - t0), agentLines, roundTrips: counts.roundTrips };
-        let prev = t0;
-        const add = (key: string, t: number): void => {
-          s.phases.set(key, [...(s.phases.get(key) ?? []), t - prev]);
-          prev = t;
-        };
-        for (const [key] of MILESTONES) {
-          const t = marks.get(key);
-          if (t !== undefined) add(key, t);
-        }
-        add('Joined and Available on the hub', t1);
-      } finally {
-        clearTimeout(timer);
-        await agent.stop();
-      }
-    };
-    const results: JoinSeries[] = [
-      { label: 'agent defaults (bootstrap wait woken by the secret dump, 1 s poll fallback)', timings: {}, totals: [], roundTrips: [], phases: new Map() },
-      { label: 'bootstrap wait poll 50 ms', timings: { bootstrapPollMs: 50 }, totals: [], roundTrips: [], phases: new Map() },
-    ];
-    for (let i = 0; i < runs; i++) for (const s of results) await joinOnce(s, trace && i === runs - 1 && s === results[0]);
+    // 4. The agent in this process and as a child process, one join of each in turn, so that load
+    //    drift on a shared machine hits both alike.
+    const inProcess = newSeries('agent in this process, auto-approval, from agent start');
+    const childSeries = newSeries(`agent as a child process (${AGENT_MAIN.startsWith(ROOT) ? AGENT_MAIN.slice(ROOT.length) : AGENT_MAIN}), auto-approval, from its first log line`);
+    const haveDist = existsSync(AGENT_MAIN);
+    for (let i = 0; i < runs; i++) {
+      await joinInProcess(env, inProcess, trace && i === runs - 1 ? trace : undefined);
+      if (haveDist) await joinChildProcess(env, childSeries);
+    }
 
     // 5. Report.
-    process.stdout.write(`join: agent start → ManagedCluster Joined and Available on the hub (auto-approval), ${runs} joins per series\n`);
+    process.stdout.write(`join: agent start → ManagedCluster Joined and Available on the hub; ${runs} joins per series (${acceptRuns} with manual accept)\n`);
+    process.stdout.write(`  machine: ${cpus().length} CPUs; load average ${loadBefore} at start, ${loadLine()} at the end\n`);
     process.stdout.write(`  HTTPS round trip (GET /version, kept-alive, median of 50): ${ms(rttMedian)} (p90 ${ms(quantile(rtt, 0.9))})\n`);
-    for (const s of results) {
-      const sorted = [...s.totals].sort((a, b) => a - b);
-      const med = quantile(sorted, 0.5);
-      const p90 = quantile(sorted, 0.9);
+    report(inProcess, rttMedian, true);
+    if (haveDist) {
+      if (newerSourceThan(AGENT_MAIN, join(ROOT, 'src'))) process.stdout.write(`  note: src/ has files newer than ${AGENT_MAIN}: the child process runs an older build (npm run build)\n`);
+      report(childSeries, rttMedian, true);
+    } else process.stdout.write(`  agent as a child process: skipped, ${AGENT_MAIN} does not exist (npm run build, or OCM_TS_AGENT_MAIN)\n`);
+    report(manual, rttMedian, false);
+    if (loadavg()[0]! > cpus().length / 2) {
       process.stdout.write(
-        `  ${s.label}: median ${ms(med)}, p90 ${ms(p90)}, min ${ms(sorted[0]!)}, max ${ms(sorted[sorted.length - 1]!)}` +
-          ` — ${(med / rttMedian).toFixed(0)}× one round trip; target median ≤ 300 ms: ${med <= 300 ? 'met' : 'NOT met'}\n`,
+        `  the machine was busy: with a load average near or above ${cpus().length} (CPUs), each step of a join waits for a CPU as well as for its\n` +
+          `  round trips, so wall times grow with the load while the CPU per join stays about the same; compare those, and the round trip above.\n`,
       );
-      for (const [key, vals] of s.phases) {
-        const v = [...vals].sort((a, b) => a - b);
-        process.stdout.write(`      ${`+ ${key}`.padEnd(36)} median ${ms(quantile(v, 0.5)).padStart(10)}  p90 ${ms(quantile(v, 0.9)).padStart(10)}\n`);
-      }
-      process.stdout.write(`      agent round trips per join: median ${quantile([...s.roundTrips].sort((a, b) => a - b), 0.5)}\n`);
     }
-    if (traced) {
-      const { from, to } = traced;
-      const lines = [...traced.agentLines, ...hubTrace].map((l) => ({ l, t: traceTime(l.slice(7)) })).filter((x) => x.t >= from - 1 && x.t <= to + 1);
-      lines.sort((a, b) => a.t - b.t);
-      process.stdout.write(`\ntrace of the last join (${traced.roundTrips} agent round trips), ms since agent start:\n`);
-      for (const { l, t } of lines) process.stdout.write(`${(t - from).toFixed(2).padStart(8)} ${l.slice(0, 7)}${l.slice(7 + 28)}\n`);
-    }
+    if (trace?.window) printTrace(trace.lines, trace.window);
   } finally {
     stop.abort();
     for (const c of closers.reverse()) {
