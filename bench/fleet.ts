@@ -11,7 +11,7 @@
 // Environment: BENCH_FLEET_CLUSTERS (default 1000; 10000 for the full run), BENCH_FLEET_LEASE_S (lease
 // duration, default 60), BENCH_FLEET_STEADY_S (steady window, default 2.5 lease periods),
 // BENCH_FLEET_HUB_DOWN_S (default 60), BENCH_FLEET_JOIN_RATE (agents started per second; default all
-// at once). Targets (10,000 clusters): storm ≤ 5 min; steady hub CPU ≤ 0.25 core, RSS ≤ 2 GiB, 1 write
+// at once), BENCH_FLEET_STORM_TIMEOUT_S (give up on the storm, default 1800). Targets (10,000 clusters): storm ≤ 5 min; steady hub CPU ≤ 0.25 core, RSS ≤ 2 GiB, 1 write
 // per cluster per lease period, lease update p99 ≤ 50 ms; restart: 0 new CSRs, 0 re-bootstraps, all
 // Available within one lease period of the hub's return.
 
@@ -48,8 +48,12 @@ export async function benchFleet(): Promise<void> {
   const steadyS = envNumber('BENCH_FLEET_STEADY_S', 2.5 * leaseS);
   const downS = envNumber('BENCH_FLEET_HUB_DOWN_S', 60);
   const joinRate = envNumber('BENCH_FLEET_JOIN_RATE', 0);
+  const stormTimeoutS = envNumber('BENCH_FLEET_STORM_TIMEOUT_S', 1800);
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-fleet-'));
   const stop = new AbortController();
+  // Ctrl-C stops the agents and the hub child instead of leaving the hub behind.
+  const interrupt = (): void => stop.abort(new Error('interrupted'));
+  process.once('SIGINT', interrupt);
   say(`${clusters} clusters, ${leaseS} s leases, steady window ${steadyS} s, hub down ${downS} s; ${cpus().length} cores, load average ${load()}`);
   const fleet = await startFleet(
     {
@@ -72,10 +76,16 @@ export async function benchFleet(): Promise<void> {
       storm.push(s);
       if (storm.length % 10 === 0) say(`storm: ${s.counts.joined} joined, ${s.counts.available} available, ${s.failed} failed, hub ${(s.hubCores ?? 0).toFixed(2)} cores ${((s.hubRssBytes ?? 0) / MiB).toFixed(0)} MiB, simulator ${(s.simulatorCores ?? 0).toFixed(2)} cores ${(s.simulatorRssBytes / MiB).toFixed(0)} MiB, load ${load()}`);
     }, 1000);
+    const stormLimit = new AbortController();
+    const onStop = (): void => stormLimit.abort(stop.signal.reason);
+    stop.signal.addEventListener('abort', onStop, { once: true });
+    const limitTimer = setTimeout(() => stormLimit.abort(new Error(`not all Joined and Available after ${stormTimeoutS} s: ${JSON.stringify(fleet.sample().counts)}`)), stormTimeoutS * 1000);
     try {
-      await fleet.board.until((c) => c.joined === clusters && c.available === clusters, stop.signal);
+      await fleet.board.until((c) => c.joined === clusters && c.available === clusters, stormLimit.signal);
     } finally {
       clearInterval(timer);
+      clearTimeout(limitTimer);
+      stop.signal.removeEventListener('abort', onStop);
     }
     const first = fleet.firstStartMs()!;
     const stormMs = Math.max(...fleet.board.firstReadyTimes().values()) - first;
@@ -123,6 +133,7 @@ export async function benchFleet(): Promise<void> {
         ` (target ≤ ${leaseS} s: ${met(r.recoverMs <= leaseS * 1000)}); marked Unknown ${r.markedUnknown}; new CSRs ${r.newCsrs} (target 0: ${met(r.newCsrs === 0)}); re-bootstraps ${r.rebootstraps} (target 0: ${met(r.rebootstraps === 0)}); agent restarts ${r.agentRestarts}; load average ${load()}\n`,
     );
   } finally {
+    process.off('SIGINT', interrupt);
     stop.abort();
     await fleet.stop();
     await rm(dir, { recursive: true, force: true });
