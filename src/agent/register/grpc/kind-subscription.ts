@@ -7,6 +7,7 @@
 
 import type { KubeObject } from '../../../api/meta.js';
 import { createBackoff } from '../../../client/backoff.js';
+import { ApiStatusError, statusFromCode } from '../../../client/errors.js';
 import { extensionString, type CloudEvent } from '../../../grpc/cloudevent.js';
 import type { CloudEventsClient } from '../../../grpc/client.js';
 import { encodeResyncRequest } from '../../../grpc/codecs.js';
@@ -31,10 +32,15 @@ export interface KindSubscriptionOptions<T extends KubeObject> {
   random: () => number;
   /** First reconnect delay (doubling to 30 s); default 1 s. */
   reconnectInitialMs?: number;
+  /** How long a read waits for the first registered subscription before failing (default 5 s). */
+  readyTimeoutMs?: number;
 }
 
 export interface KindSubscription {
-  /** Resolves once a subscription has been registered by the hub (or rejects when the signal aborts). */
+  /**
+   * Resolves once a subscription has been registered by the hub; rejects when the signal aborts, or
+   * with a 503 naming the last subscription failure when none was registered in time.
+   */
   ready(signal?: AbortSignal): Promise<void>;
   /** Subscribes, and subscribes again whenever the subscription ends, until the signal aborts. */
   run(signal: AbortSignal): Promise<void>;
@@ -62,6 +68,7 @@ export function interpretEvent<T extends KubeObject>(e: CloudEvent, o: { kind: R
 export function createKindSubscription<T extends KubeObject>(o: KindSubscriptionOptions<T>): KindSubscription {
   const log = o.log.child({ kind: o.kind });
   let isReady = false;
+  let lastFailure: Error | undefined;
   const readyWaiters = new Set<() => void>();
   const markReady = (): void => {
     isReady = true;
@@ -104,6 +111,7 @@ export function createKindSubscription<T extends KubeObject>(o: KindSubscription
             void resync(signal);
           },
           onEnd: (err) => {
+            lastFailure = err;
             signal.removeEventListener('abort', onAbort);
             resolve(err);
           },
@@ -122,15 +130,19 @@ export function createKindSubscription<T extends KubeObject>(o: KindSubscription
     ready(signal) {
       if (isReady) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const done = (): void => {
+        const settle = (err: Error | undefined): void => {
           readyWaiters.delete(done);
+          timer.cancel();
           signal?.removeEventListener('abort', onAbort);
-          resolve();
+          if (err) reject(err);
+          else resolve();
         };
-        const onAbort = (): void => {
-          readyWaiters.delete(done);
-          reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-        };
+        const done = (): void => settle(undefined);
+        const onAbort = (): void => settle(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+        const timer = o.clock.setTimeout(() => {
+          const why = lastFailure ? errorMessage(lastFailure) : 'no answer yet';
+          settle(new ApiStatusError(statusFromCode(503, `not subscribed to ${o.kind} on the hub's gRPC server: ${why}`)));
+        }, o.readyTimeoutMs ?? 5000);
         readyWaiters.add(done);
         if (signal?.aborted) onAbort();
         else signal?.addEventListener('abort', onAbort, { once: true });
