@@ -1,10 +1,15 @@
-// Agent footprint at steady state: a hub and a spoke embedded API server run in this process; the
-// agent runs as a child process (`node dist/cli/main.js agent ...`, or through tsx when dist is not
-// built — tsx itself adds RSS, so build first for the real figure). Once the cluster has joined and
-// the agent is idle, RSS and CPU are sampled from /proc for MEASURE_MS and extrapolated per minute.
-// A bare Node process (an idle timer, nothing loaded) is sampled over the same window, so a busy
-// machine shows in both. RUNS runs (OCM_TS_BENCH_RUNS, default 3); the figures are their medians.
-// Targets: ≤ 50 MiB RSS, ≤ 1 millicore idle.
+// Agent footprint at steady state: for each run a hub and a spoke embedded API server run in this
+// process and an agent runs as a child process (`node dist/cli/main.js agent ...`, or through tsx
+// when dist is not built — tsx itself adds RSS, so build first for the real figure). The runs' agents
+// run side by side, so the bench takes one settle and one measuring window however many runs there
+// are. Once every agent has joined, they idle for SETTLE_MS (V8's post-start GC and compilation
+// threads settle within ~40 s), then RSS and CPU are sampled from /proc over MEASURE_MS, one minute
+// by default: a whole period of the agent's periodic work (lease renewal, status check), so the
+// figure does not depend on where a shorter window falls in that minute. A bare Node process (an
+// idle timer, nothing loaded) is sampled over the same window, so a busy machine shows in both.
+// RSS is also split into file-backed pages (the node binary and libraries: code and read-only data
+// touched) and anonymous memory (V8's heap, malloc). RUNS runs (OCM_TS_BENCH_RUNS, default 3); the
+// figures are their medians. Targets: ≤ 50 MiB RSS, ≤ 1 millicore idle.
 
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,9 +26,10 @@ import { resourceTypes } from '../src/client/resource-types.js';
 import type { KubeClient } from '../src/client/types.js';
 import { nullLogger } from '../src/util/logger.js';
 
-// OCM_TS_BENCH_SETTLE_MS: how long the agent idles after joining before it is measured.
-const SETTLE_MS = Number(process.env.OCM_TS_BENCH_SETTLE_MS ?? 5_000);
-const MEASURE_MS = 20_000;
+// OCM_TS_BENCH_SETTLE_MS: how long the agents idle after joining before they are measured;
+// OCM_TS_BENCH_MEASURE_MS: the measuring window.
+const SETTLE_MS = Number(process.env.OCM_TS_BENCH_SETTLE_MS ?? 30_000);
+const MEASURE_MS = Number(process.env.OCM_TS_BENCH_MEASURE_MS ?? 60_000);
 const RUNS = Number(process.env.OCM_TS_BENCH_RUNS ?? 3);
 const CLUSTER = 'bench-cluster';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -50,12 +56,12 @@ async function installCrds(client: KubeClient, names: readonly string[]): Promis
   }
 }
 
-function procSample(pid: number): { rssMiB: number; cpuTicks: number } {
+function procSample(pid: number): { rssMiB: number; fileMiB: number; cpuTicks: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { rssMiB: rssKb / 1024, cpuTicks: Number(fields[11]) + Number(fields[12]) };
+  return { rssMiB: kb('VmRSS') / 1024, fileMiB: kb('RssFile') / 1024, cpuTicks: Number(fields[11]) + Number(fields[12]) };
 }
 
 /** CPU ticks per thread name (the main thread; V8 platform workers are also named `node`) of a process. */
@@ -77,9 +83,12 @@ function threadTicks(pid: number): Map<string, number> {
 interface RunFigures {
   joinMs: number;
   rssMiB: number;
+  /** File-backed part of rssMiB (the rest is anonymous memory). */
+  fileMiB: number;
   peakRssMiB: number;
   millicores: number;
   bareRssMiB: number;
+  bareFileMiB: number;
   bareMillicores: number;
 }
 
@@ -90,34 +99,90 @@ const median = (xs: readonly number[]): number => {
 };
 
 export async function benchAgent(): Promise<void> {
-  const runs: RunFigures[] = [];
-  let binary = '';
-  for (let i = 0; i < RUNS; i++) {
-    const r = await benchAgentOnce();
-    binary = r.binary;
-    runs.push(r.figures);
-    const f = r.figures;
-    process.stdout.write(`run ${i + 1}: join ${f.joinMs} ms, RSS ${f.rssMiB.toFixed(1)} MiB (peak ${f.peakRssMiB.toFixed(1)}), CPU ${f.millicores.toFixed(2)} millicores; bare Node ${f.bareRssMiB.toFixed(1)} MiB, ${f.bareMillicores.toFixed(2)} millicores\n`);
+  const started: JoinedAgent[] = [];
+  let bare: ChildProcess | undefined;
+  try {
+    for (let i = 0; i < RUNS; i++) started.push(await startJoinedAgent());
+    // An idle Node process beside the agents, started now so that it too has settled.
+    bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+    await sleep(SETTLE_MS);
+    const runs = await measure(started, bare.pid!);
+    runs.forEach((f, i) => process.stdout.write(
+      `run ${i + 1}: join ${f.joinMs} ms, RSS ${f.rssMiB.toFixed(1)} MiB (file-backed ${f.fileMiB.toFixed(1)}, peak ${f.peakRssMiB.toFixed(1)}), CPU ${f.millicores.toFixed(2)} millicores; ` +
+      `bare Node ${f.bareRssMiB.toFixed(1)} MiB (file-backed ${f.bareFileMiB.toFixed(1)}), ${f.bareMillicores.toFixed(2)} millicores\n`,
+    ));
+    const m = (k: keyof RunFigures): number => median(runs.map((r) => r[k]));
+    process.stdout.write(
+      [
+        `agent binary: ${started[0]?.binary ?? ''}`,
+        `medians of ${runs.length} runs (agents side by side, ${SETTLE_MS / 1000} s idle, then measured over ${MEASURE_MS / 1000} s):`,
+        `join (start → Joined): ${m('joinMs')} ms`,
+        `RSS: ${m('rssMiB').toFixed(1)} MiB = ${m('fileMiB').toFixed(1)} file-backed + ${(m('rssMiB') - m('fileMiB')).toFixed(1)} anonymous (peak ${m('peakRssMiB').toFixed(1)} MiB; ` +
+          `bare Node ${m('bareRssMiB').toFixed(1)} MiB = ${m('bareFileMiB').toFixed(1)} + ${(m('bareRssMiB') - m('bareFileMiB')).toFixed(1)}; target ≤ 50 MiB)`,
+        `CPU idle: ${m('millicores').toFixed(2)} millicores = ${((m('millicores') / 1000) * 60).toFixed(3)} CPU-s per minute (bare Node ${m('bareMillicores').toFixed(2)}; target ≤ 1 millicore)`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    bare?.kill('SIGKILL');
+    for (const a of started) await a.stop();
   }
-  const m = (k: keyof RunFigures): number => median(runs.map((r) => r[k]));
-  process.stdout.write(
-    [
-      `agent binary: ${binary}`,
-      `medians of ${runs.length} runs:`,
-      `join (start → Joined): ${m('joinMs')} ms`,
-      `RSS: ${m('rssMiB').toFixed(1)} MiB (peak ${m('peakRssMiB').toFixed(1)} MiB; bare Node ${m('bareRssMiB').toFixed(1)} MiB; target ≤ 50 MiB)`,
-      `CPU idle: ${m('millicores').toFixed(2)} millicores = ${((m('millicores') / 1000) * 60).toFixed(3)} CPU-s per minute (bare Node ${m('bareMillicores').toFixed(2)}; target ≤ 1 millicore)`,
-      '',
-    ].join('\n'),
-  );
 }
 
-async function benchAgentOnce(): Promise<{ binary: string; figures: RunFigures }> {
+/** Samples every agent and the bare process over the same MEASURE_MS window. */
+async function measure(agents: readonly JoinedAgent[], barePid: number): Promise<RunFigures[]> {
+  const bareA = procSample(barePid);
+  const a = agents.map((x) => procSample(x.pid));
+  const ta = agents.map((x) => threadTicks(x.pid));
+  const start = Date.now();
+  const peak = a.map((s) => s.rssMiB);
+  while (Date.now() - start < MEASURE_MS) {
+    await sleep(1000);
+    agents.forEach((x, i) => (peak[i] = Math.max(peak[i]!, procSample(x.pid).rssMiB)));
+  }
+  const elapsedS = (Date.now() - start) / 1000;
+  const bareB = procSample(barePid);
+  // USER_HZ = 100 ticks per second.
+  const millicores = (ticks: number): number => (ticks / 100 / elapsedS) * 1000;
+  return agents.map((x, i) => {
+    const b = procSample(x.pid);
+    // OCM_TS_BENCH_THREADS=1: where the idle CPU goes, per thread name.
+    if (process.env.OCM_TS_BENCH_THREADS === '1') {
+      for (const [n, t] of threadTicks(x.pid)) process.stdout.write(`  run ${i + 1} thread ${n}: ${((t - (ta[i]!.get(n) ?? 0)) * 10).toFixed(0)} ms\n`);
+    }
+    return {
+      joinMs: x.joinMs, rssMiB: b.rssMiB, fileMiB: b.fileMiB, peakRssMiB: peak[i]!, millicores: millicores(b.cpuTicks - a[i]!.cpuTicks),
+      bareRssMiB: bareB.rssMiB, bareFileMiB: bareB.fileMiB, bareMillicores: millicores(bareB.cpuTicks - bareA.cpuTicks),
+    };
+  });
+}
+
+interface JoinedAgent {
+  pid: number;
+  joinMs: number;
+  binary: string;
+  /** Stops the agent and its servers, removes its files. */
+  stop(): Promise<void>;
+}
+
+/** A hub and a spoke server in this process and an agent process that has joined the hub. */
+async function startJoinedAgent(): Promise<JoinedAgent> {
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-agent-'));
   const servers: EmbeddedApiServer[] = [];
   let child: ChildProcess | undefined;
-  let bare: ChildProcess | undefined;
   const stopApprover = new AbortController();
+  let approving: Promise<void> = Promise.resolve();
+  const stop = async (): Promise<void> => {
+    stopApprover.abort();
+    await approving;
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    for (const s of servers) await s.close();
+    await rm(dir, { recursive: true, force: true });
+  };
   try {
     const hub = await startEmbeddedApiServer({ dataDir: join(dir, 'hub'), listen: { host: '127.0.0.1', port: 0 }, log: nullLogger() });
     servers.push(hub);
@@ -140,7 +205,7 @@ async function benchAgentOnce(): Promise<{ binary: string; figures: RunFigures }
 
     // The hub's part: approve the agent's CSRs.
     const csrs = hubAdmin.resource<CertificateSigningRequest>(resourceTypes.certificateSigningRequests);
-    const approving = (async () => {
+    approving = (async () => {
       while (!stopApprover.signal.aborted) {
         try {
           for (const c of (await csrs.list()).items) {
@@ -168,6 +233,8 @@ async function benchAgentOnce(): Promise<{ binary: string; figures: RunFigures }
       `--hub-kubeconfig-dir=${join(dir, 'hub-kubeconfig')}`,
       `--spoke-cluster-name=${CLUSTER}`,
       '--agent-id=bench',
+      // the health and metrics server as deployed, on a free port (agents run side by side)
+      '--listen=127.0.0.1:0',
       '--log-level=warn',
       // OCM_TS_AGENT_ARGS: extra agent flags (space-separated), e.g. `--log-level=debug` to see idle activity.
       ...(process.env.OCM_TS_AGENT_ARGS ?? '').split(' ').filter((a) => a !== ''),
@@ -188,46 +255,13 @@ async function benchAgentOnce(): Promise<{ binary: string; figures: RunFigures }
     await clusters.updateStatus(accepted);
     await until('Joined', async () => (await clusters.get(CLUSTER)).status?.conditions?.some((c) => c.type === 'ManagedClusterJoined' && c.status === 'True'));
     const joinMs = Date.now() - t0;
-
-    // An idle Node process beside the agent, started now so that it too has settled.
-    bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
-    await sleep(SETTLE_MS);
-    const barePid = bare.pid!;
-    const bareA = procSample(barePid);
-    const a = procSample(pid);
-    const ta = threadTicks(pid);
-    const start = Date.now();
-    let peakRss = a.rssMiB;
-    while (Date.now() - start < MEASURE_MS) {
-      await sleep(1000);
-      peakRss = Math.max(peakRss, procSample(pid).rssMiB);
-    }
-    const b = procSample(pid);
-    const bareB = procSample(barePid);
-    const tb = threadTicks(pid);
-    const elapsedS = (Date.now() - start) / 1000;
-    // USER_HZ = 100 ticks per second.
-    const millicores = ((b.cpuTicks - a.cpuTicks) / 100 / elapsedS) * 1000;
-    const bareMillicores = ((bareB.cpuTicks - bareA.cpuTicks) / 100 / elapsedS) * 1000;
-    // OCM_TS_BENCH_THREADS=1: where the idle CPU goes, per thread name.
-    if (process.env.OCM_TS_BENCH_THREADS === '1') for (const [n, t] of tb) process.stdout.write(`  thread ${n}: ${((t - (ta.get(n) ?? 0)) * 10).toFixed(0)} ms\n`);
     hubAdmin.close();
     spokeAdmin.close();
     stopApprover.abort();
     await approving;
-    return {
-      binary: useDist ? dist : 'src/cli/main.ts via tsx (build for the real figure)',
-      figures: { joinMs, rssMiB: b.rssMiB, peakRssMiB: peakRss, millicores, bareRssMiB: bareB.rssMiB, bareMillicores },
-    };
-  } finally {
-    bare?.kill('SIGKILL');
-    stopApprover.abort();
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    for (const s of servers) await s.close();
-    await rm(dir, { recursive: true, force: true });
+    return { pid, joinMs, binary: useDist ? dist : 'src/cli/main.ts via tsx (build for the real figure)', stop };
+  } catch (err) {
+    await stop();
+    throw err;
   }
 }
