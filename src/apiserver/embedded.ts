@@ -10,6 +10,7 @@ import {
   accessReviewResources, bootstrapPolicyObjects, createAuthenticator, createAuthorizer, createServiceAccountTokens, rbacEscalationAdmission,
   rbacStrategyOverrides,
 } from './auth/index.js';
+import { tokenReviewResource } from './auth/token-review.js';
 import type { ConnectionLimits } from './http/connection-limits.js';
 import type { ServerTimings } from './http/server-context.js';
 import type { AdmissionPlugin, BuiltinController } from './pipeline.js';
@@ -90,7 +91,7 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
     });
     const authorizer = createAuthorizer(store, { log });
     const csr = csrExtensions({ store, pki, clock, log, ...(opts.clusterSigningDurationMs ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}) });
-    const virtualResources: VirtualResource[] = accessReviewResources(authorizer);
+    const virtualResources: VirtualResource[] = [...accessReviewResources(authorizer), tokenReviewResource(authenticator)];
     const strategies: BuiltinStrategyOverrides = { ...rbacStrategyOverrides(), ...csr.strategies };
     const server = await startApiServer({
       store,

@@ -119,7 +119,8 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
     log.info(tok.reused ? 'reusing bootstrap token' : 'created bootstrap token', { expiresAt: expires, path: bootstrapKubeconfigPath });
     // The controllers run as their own identity with only the permissions they use.
     const importer = opts.hubOptions.featureGates['ClusterImporter'] ? { clusterImporter: { bootstrapServiceAccount: opts.hubOptions.importer.bootstrapServiceAccount.name } } : {};
-    await createOrUpdate(client, hubControllerClusterRole(importer), opts.signal);
+    const grpc = opts.hubOptions.grpc !== undefined ? { grpc: true } : {};
+    await createOrUpdate(client, hubControllerClusterRole({ ...importer, ...grpc }), opts.signal);
     await createOrUpdate(client, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',

@@ -47,7 +47,7 @@ export interface SubscriptionHandlers {
   onBadEvent?(err: Error): void;
 }
 
-export interface Subscription {
+interface Subscription {
   close(): void;
 }
 
@@ -63,7 +63,7 @@ export interface CloudEventsClient {
   close(): void;
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   /** Overrides the TLS server name checked against the certificate (tests). */
   serverName?: string;
 }

@@ -5,7 +5,7 @@
 import type { PbAttributeValue, PbCloudEvent, PbTimestamp } from './proto.js';
 
 /** An extension or optional attribute value: the CloudEvents types we meet (URIs travel as strings). */
-export type CloudEventValue = string | number | boolean | Date | Buffer;
+type CloudEventValue = string | number | boolean | Date | Buffer;
 
 export interface CloudEvent {
   id: string;

@@ -18,7 +18,7 @@ const TYPE_META: Readonly<Record<RegistrationKind, { apiVersion: string; kind: s
   tokenRequests: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' },
 };
 
-export const JSON_CONTENT_TYPE = 'application/json';
+const JSON_CONTENT_TYPE = 'application/json';
 
 function kindOf(t: EventType): RegistrationKind {
   const k = registrationKind(t.dataType);
@@ -38,7 +38,7 @@ export function resourceIdOf(kind: RegistrationKind, obj: KubeObject): string {
   return (kind === 'tokenRequests' ? obj.metadata.uid : obj.metadata.name) ?? '';
 }
 
-export interface EncodeOptions {
+interface EncodeOptions {
   /** The sender: the agent's id on the agent side, `kube` on the hub. */
   source: string;
   type: EventType;

@@ -90,7 +90,7 @@ export function registrationKind(t: DataType): RegistrationKind | undefined {
 }
 
 /** The payload of a resync request: the versions the sender holds, by resource id. */
-export interface ResourceVersionList {
+interface ResourceVersionList {
   resourceVersions: { resourceID: string; resourceVersion: number }[];
 }
 

@@ -6,11 +6,11 @@
 
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parse as parseYaml } from 'yaml';
 import { parseGoDuration } from '../util/duration.js';
 import { errorMessage } from '../util/errors.js';
 
-export interface GrpcKeepAlive {
+interface GrpcKeepAlive {
   enable: boolean;
   timeMs: number;
   timeoutMs: number;
@@ -29,7 +29,7 @@ export interface GrpcClientConfig {
   serverHealthinessTimeoutMs?: number;
 }
 
-export class GrpcConfigError extends Error {
+class GrpcConfigError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'GrpcConfigError';
@@ -135,18 +135,4 @@ export function loadGrpcConfig(path: string): GrpcClientConfig {
     throw new GrpcConfigError(`${path}: ${errorMessage(err)}`);
   }
   return parseGrpcConfig(text, (p) => readFileSync(p, 'utf8'), dirname(path));
-}
-
-/** The YAML of a config with every credential embedded (what a hub secret's `config.yaml` holds). */
-export function renderGrpcConfig(c: Pick<GrpcClientConfig, 'url' | 'caPem' | 'clientCertPem' | 'clientKeyPem' | 'token'>): string {
-  const b64 = (s: string | undefined): string | undefined => (s === undefined ? undefined : Buffer.from(s, 'utf8').toString('base64'));
-  const doc: Record<string, string> = { url: c.url };
-  const put = (k: string, v: string | undefined): void => {
-    if (v !== undefined) doc[k] = v;
-  };
-  put('caData', b64(c.caPem));
-  put('clientCertData', b64(c.clientCertPem));
-  put('clientKeyData', b64(c.clientKeyPem));
-  put('token', c.token);
-  return stringifyYaml(doc);
 }

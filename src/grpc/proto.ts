@@ -115,8 +115,6 @@ export interface PbSubscriptionRequest {
   dataType?: string;
 }
 
-/** The fully qualified service name, as in the HTTP/2 paths of its methods. */
-export const SERVICE_NAME = 'io.cloudevents.v1.CloudEventService';
 /** Response metadata key carrying the subscription's id (OCM's server sends it first on a stream). */
 export const SUBSCRIPTION_ID_KEY = 'subscription-id';
 

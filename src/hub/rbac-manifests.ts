@@ -174,7 +174,7 @@ function sameMap(a: Record<string, string>, b: Record<string, string>): boolean 
  */
 export const HUB_CONTROLLER_CLUSTER_ROLE = 'open-cluster-management:ocm-ts:hub-controller';
 export const HUB_CONTROLLER_USER = 'ocm-ts:hub-controller';
-export function hubControllerClusterRole(opts: { clusterImporter?: { bootstrapServiceAccount: string } } = {}): ClusterRole {
+export function hubControllerClusterRole(opts: { clusterImporter?: { bootstrapServiceAccount: string }; grpc?: boolean } = {}): ClusterRole {
   const rw = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
   // The importer (gate ClusterImporter) reads Cluster API Clusters and their kubeconfig Secrets (in
   // any namespace: Cluster API chooses it), hub ConfigMaps and pull Secret, and mints bootstrap tokens.
@@ -183,6 +183,17 @@ export function hubControllerClusterRole(opts: { clusterImporter?: { bootstrapSe
         { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] },
         { apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: [opts.clusterImporter.bootstrapServiceAccount], verbs: ['create'] },
+      ]
+    : [];
+  // The gRPC driver (as OCM's gRPC server role and grpc signer rules): it writes for agents, reviews
+  // their tokens and access, and approves and signs CSRs of OCM's gRPC signer.
+  const grpc: PolicyRule[] = opts.grpc
+    ? [
+        { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews', 'selfsubjectreviews'], verbs: ['create'] },
+        { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests/status'], verbs: ['update'] },
+        { apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['open-cluster-management.io/grpc'], verbs: ['approve', 'sign'] },
+        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['get'] },
+        { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
       ]
     : [];
   return {
@@ -213,6 +224,7 @@ export function hubControllerClusterRole(opts: { clusterImporter?: { bootstrapSe
       { apiGroups: ['multicluster.x-k8s.io'], resources: ['clusterprofiles'], verbs: rw },
       { apiGroups: ['multicluster.x-k8s.io'], resources: ['clusterprofiles/status'], verbs: ['patch', 'update'] },
       ...importer,
+      ...grpc,
     ],
   };
 }

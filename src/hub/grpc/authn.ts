@@ -23,7 +23,7 @@ export interface Authenticator {
 }
 
 /** The identity in a client certificate chained to one of `anchors` and valid at `now`; undefined otherwise. */
-export function userFromCertificate(der: Buffer, anchors: readonly TrustAnchor[], now: Date): GrpcUser | undefined {
+function userFromCertificate(der: Buffer, anchors: readonly TrustAnchor[], now: Date): GrpcUser | undefined {
   let cert;
   try {
     cert = parseCertificate(der);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '../../grpc/cloudevent.js';
 import type { RegistrationKind } from '../../grpc/event-types.js';
 
-export interface Subscriber {
+interface Subscriber {
   cluster: string;
   kind: RegistrationKind;
   send(e: CloudEvent): void;

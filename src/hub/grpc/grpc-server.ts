@@ -36,7 +36,7 @@ import { createBroker, type Broker } from './broker.js';
 import type { GrpcServerSettings } from './grpc-settings.js';
 import { createRegistrationServices, type RegistrationServices } from './registration-services.js';
 
-export interface GrpcHubServerOptions {
+interface GrpcHubServerOptions {
   client: KubeClient;
   csrResource: ResourceType;
   settings: Readonly<GrpcServerSettings>;

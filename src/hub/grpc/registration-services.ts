@@ -15,10 +15,10 @@ import type { Logger } from '../../util/logger.js';
 import type { GrpcUser } from './authz.js';
 
 /** Kinds whose objects the hub streams to subscribers (events and token requests are write-only). */
-export type WatchedKind = 'managedClusters' | 'csrs' | 'leases' | 'managedClusterAddOns';
+type WatchedKind = 'managedClusters' | 'csrs' | 'leases' | 'managedClusterAddOns';
 const WATCHED: readonly WatchedKind[] = ['managedClusters', 'csrs', 'leases', 'managedClusterAddOns'];
 
-export interface ObjectChange {
+interface ObjectChange {
   kind: WatchedKind;
   action: 'create_request' | 'update_request' | 'delete_request';
   obj: KubeObject;
