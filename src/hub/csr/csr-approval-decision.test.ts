@@ -65,3 +65,17 @@ for (const r of refused) {
     assert.match(plan.kind === 'refuse' ? plan.why : '', r.reason);
   });
 }
+
+test('planApproval: a gRPC-signer CSR takes its requester from the csr-user annotation, never from the hub that created it', async () => {
+  const base = await csr({ cn, orgs: goodOrgs, username: 'ocm-ts:hub-controller' });
+  const grpc = (user?: string): CertificateSigningRequest => ({
+    ...base,
+    metadata: { ...base.metadata, ...(user ? { annotations: { 'open-cluster-management.io/csr-user': user } } : {}) },
+    spec: { ...base.spec, signerName: 'open-cluster-management.io/grpc' },
+  });
+  const on = { autoApproval: true, autoApprovedUsers: ['system:bootstrap:abcdef'] };
+  assert.deepEqual(planApproval(grpc('system:bootstrap:abcdef'), on), { kind: 'bootstrap', cluster: 'managedcluster1' });
+  assert.deepEqual(planApproval(grpc(cn), on), { kind: 'renewal', cluster: 'managedcluster1' });
+  assert.equal(planApproval(grpc(), on).kind, 'refuse');
+  assert.equal(planApproval(grpc(`${P}managedcluster2:agent1`), on).kind, 'refuse');
+});
