@@ -3,13 +3,15 @@
 // Creation (keys, CSRs, signing) goes through @peculiar/x509 on WebCrypto and is async.
 // Parsing and verification are synchronous (node:crypto + @peculiar/x509 parsing) so the request
 // path (authentication, CSR validation) never awaits. Private keys are PEM strings; callers must
-// never log them.
+// never log them. On the join path (reading CSRs, signing them) the native readers and writers of
+// ./csr-reader.ts and ./cert-issuer.ts come first, with this library for what they leave.
 
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { decodeOid, readDer } from './der.js';
+import { issueFromCsr } from './cert-issuer.js';
+import { readCsr, verifySignedDer, type ParsedCsr } from './csr-reader.js';
 import { splitPemBlocks, toPem } from './pem.js';
-import { createPrivateKey, createPublicKey, randomBytes, verify as cryptoVerify, webcrypto, X509Certificate as NodeX509, KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
 
 type WebCryptoKeyPair = webcrypto.CryptoKeyPair;
 type SigningAlgorithm = webcrypto.Algorithm | webcrypto.EcdsaParams;
@@ -177,19 +179,7 @@ function sanList(dns?: string[], ips?: string[]): x509.JsonGeneralName[] {
   return [...(dns ?? []).map((v) => ({ type: 'dns' as const, value: v })), ...(ips ?? []).map((v) => ({ type: 'ip' as const, value: v }))];
 }
 
-export interface ParsedCsr {
-  /** DER of the whole request. */
-  der: Buffer;
-  commonName: string;
-  organizations: string[];
-  /** RFC 2253-style subject string. */
-  subject: string;
-  dnsNames: string[];
-  ipAddresses: string[];
-  keyType: 'ec' | 'rsa' | string;
-  /** True when the self-signature verifies. */
-  signatureValid: boolean;
-}
+export type { ParsedCsr } from './csr-reader.js';
 
 export class X509ParseError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -206,6 +196,8 @@ export function parseCsr(pem: string | Buffer): ParsedCsr {
   const blocks = splitPemBlocks(typeof pem === 'string' ? pem : pem.toString('utf8'));
   const block = blocks.find((b) => b.type === 'CERTIFICATE REQUEST' || b.type === 'NEW CERTIFICATE REQUEST');
   if (!block) throw new X509ParseError('PEM block type must be CERTIFICATE REQUEST');
+  const native = readCsr(block.der);
+  if (native) return native;
   let csr: x509.Pkcs10CertificateRequest;
   try {
     csr = new x509.Pkcs10CertificateRequest(block.der);
@@ -222,9 +214,11 @@ export function parseCsr(pem: string | Buffer): ParsedCsr {
   }
   const sanExt = csr.getExtension('2.5.29.17');
   const san = sanExt ? new x509.SubjectAlternativeNameExtension(sanExt.rawData) : undefined;
+  const commonNames = csr.subjectName.getField('CN');
   return {
     der: block.der,
-    commonName: csr.subjectName.getField('CN')[0] ?? '',
+    commonName: commonNames[0] ?? '',
+    commonNames,
     organizations: csr.subjectName.getField('O'),
     subject: csr.subject,
     dnsNames: san ? san.names.items.filter((n) => n.type === 'dns').map((n) => n.value) : [],
@@ -232,41 +226,6 @@ export function parseCsr(pem: string | Buffer): ParsedCsr {
     keyType,
     signatureValid: verifySignedDer(block.der, spkiDer),
   };
-}
-
-// Signature algorithm OIDs → node digest names.
-const SIG_ALGS: Record<string, string> = {
-  '1.2.840.113549.1.1.11': 'sha256', // sha256WithRSAEncryption
-  '1.2.840.113549.1.1.12': 'sha384',
-  '1.2.840.113549.1.1.13': 'sha512',
-  '1.2.840.113549.1.1.5': 'sha1',
-  '1.2.840.10045.4.3.2': 'sha256', // ecdsa-with-SHA256
-  '1.2.840.10045.4.3.3': 'sha384',
-  '1.2.840.10045.4.3.4': 'sha512',
-};
-
-/**
- * Verifies a signed ASN.1 structure `SEQUENCE { tbs, AlgorithmIdentifier, BIT STRING }` (a CSR or
- * a certificate) against a public key, synchronously. Returns false on any malformation.
- */
-function verifySignedDer(der: Buffer, spkiDerOrKey: Buffer | KeyObject): boolean {
-  try {
-    const outer = readDer(der, 0);
-    if (outer.tag !== 0x30) return false;
-    const tbs = readDer(der, outer.contentStart);
-    const alg = readDer(der, tbs.end);
-    const sig = readDer(der, alg.end);
-    if (sig.tag !== 0x03 || der[sig.contentStart] !== 0) return false;
-    const oidTlv = readDer(der, alg.contentStart);
-    if (oidTlv.tag !== 0x06) return false;
-    const oid = decodeOid(der.subarray(oidTlv.contentStart, oidTlv.end));
-    const digest = SIG_ALGS[oid];
-    if (!digest) return false;
-    const key = spkiDerOrKey instanceof KeyObject ? spkiDerOrKey : createPublicKey({ key: spkiDerOrKey, format: 'der', type: 'spki' });
-    return cryptoVerify(digest, der.subarray(tbs.start, tbs.end), key, der.subarray(sig.contentStart + 1, sig.end));
-  } catch {
-    return false;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,6 +279,24 @@ export interface IssueCertificateOptions {
 
 /** Signs a leaf certificate (BasicConstraints CA=false) with the CA's key; returns PEM. */
 export async function issueCertificate(opts: IssueCertificateOptions): Promise<string> {
+  if ('fromCsrDer' in opts.subject && opts.publicKey === undefined) {
+    let usageFlags = 0;
+    for (const u of opts.keyUsages) usageFlags |= KEY_USAGE_FLAGS[u];
+    const pem = issueFromCsr({
+      caCertPem: opts.ca.certPem,
+      caKeyPem: opts.ca.keyPem,
+      csrDer: opts.subject.fromCsrDer,
+      notBefore: opts.notBefore,
+      notAfter: opts.notAfter,
+      keyUsageFlags: usageFlags,
+      extKeyUsageOids: opts.extKeyUsages.map((u) => EKU_OIDS[u]),
+      ...(opts.dnsNames ? { dnsNames: opts.dnsNames } : {}),
+      ...(opts.ipAddresses ? { ipAddresses: opts.ipAddresses } : {}),
+      ...(opts.emailAddresses ? { emailAddresses: opts.emailAddresses } : {}),
+      ...(opts.uris ? { uris: opts.uris } : {}),
+    });
+    if (pem !== undefined) return pem;
+  }
   const caCert = new x509.X509Certificate(opts.ca.certPem);
   const { keys: caKeys, signingAlgorithm } = await importKeyPair(opts.ca.keyPem);
   let subject: x509.Name | x509.JsonName;
