@@ -28,6 +28,7 @@ export class ClusterBoard {
   private unknownMarks = 0;
   private readonly firstReady = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
+  private relistedAt: number | undefined;
 
   constructor(private readonly members: ReadonlySet<string>) {}
 
@@ -57,7 +58,13 @@ export class ClusterBoard {
     const seen = new Set(items.map((i) => i.metadata.name ?? ''));
     for (const name of [...this.states.keys()]) if (!seen.has(name)) this.states.delete(name);
     for (const mc of items) this.update(mc, t);
+    this.relistedAt = t;
     for (const l of this.listeners) l();
+  }
+
+  /** Time of the last full relist (ms): the board is known current from then on. */
+  lastRelistMs(): number | undefined {
+    return this.relistedAt;
   }
 
   counts(): BoardCounts {

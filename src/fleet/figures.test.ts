@@ -36,7 +36,7 @@ test('should print the final report, with the hub restart when there was one', (
     storm: { durationMs: 4000, joinsPerSecond: 0.5 },
     leaseUpdate: { count: 4, failures: 0, p50Ms: 3, p99Ms: 9 },
     openWatches: 6,
-    hubRestart: { downMs: 3000, hubStartMs: 2000, recoverMs: 500, markedUnknown: 0, newCsrs: 0, rebootstraps: 0, agentRestarts: 0 },
+    hubRestart: { downMs: 3000, hubStartMs: 2000, availableMs: 200, recoverMs: 500, markedUnknown: 0, newCsrs: 0, rebootstraps: 0, agentRestarts: 0 },
   });
   assert.match(text, /join storm: 4\.0 s \(0\.5 joins\/s\)/);
   assert.match(text, /new CSRs 0, re-bootstraps 0/);

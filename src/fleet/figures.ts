@@ -80,7 +80,7 @@ export function formatReport(r: FleetReport): string {
   const h = r.hubRestart;
   if (h) {
     lines.push(
-      `hub restart: down ${(h.downMs / 1000).toFixed(1)} s (start ${(h.hubStartMs / 1000).toFixed(1)} s); all leases renewed and Available ${(h.recoverMs / 1000).toFixed(1)} s after the hub was back;` +
+      `hub restart: down ${(h.downMs / 1000).toFixed(1)} s (start ${(h.hubStartMs / 1000).toFixed(1)} s); all Available ${(h.availableMs / 1000).toFixed(1)} s and every lease renewed ${(h.recoverMs / 1000).toFixed(1)} s after the hub was back;` +
         ` marked Unknown ${h.markedUnknown}, new CSRs ${h.newCsrs}, re-bootstraps ${h.rebootstraps}, agent restarts ${h.agentRestarts}`,
     );
   }

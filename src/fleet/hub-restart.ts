@@ -10,7 +10,9 @@ export interface HubRestartResult {
   downMs: number;
   /** From the kill until the restarted hub was serving. */
   hubStartMs: number;
-  /** From the restarted hub serving until every cluster renewed its lease and is Available. */
+  /** From the restarted hub serving until the hub shows every cluster Available (relisted from the new hub). */
+  availableMs: number;
+  /** From the restarted hub serving until every cluster renewed its lease on it. */
   recoverMs: number;
   /** Clusters the hub marked Available=Unknown (5 lease durations without renewal). */
   markedUnknown: number;
@@ -48,6 +50,7 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   const backAt = o.clock.now();
   o.say?.(`hub serving again after ${((backAt - killedAt) / 1000).toFixed(1)} s`);
   const deadline = backAt + (o.timeoutMs ?? 600_000);
+  let availableAt: number | undefined;
   for (;;) {
     signal.throwIfAborted();
     let renewed = 0;
@@ -57,7 +60,8 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
       // The hub's informers and ours are still reconnecting.
     }
     const c = fleet.board.counts();
-    if (renewed === members.size && c.available === members.size) break;
+    if (availableAt === undefined && c.available === members.size && (fleet.board.lastRelistMs() ?? 0) >= backAt) availableAt = o.clock.now();
+    if (renewed === members.size && availableAt !== undefined) break;
     if (o.clock.now() > deadline) throw new Error(`after ${((o.clock.now() - backAt) / 1000).toFixed(0)} s only ${renewed} leases renewed and ${c.available} clusters Available of ${members.size}`);
     await o.clock.sleep(o.pollMs ?? 500, signal);
   }
@@ -66,6 +70,7 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   return {
     downMs: backAt - killedAt,
     hubStartMs: backAt - killedAt - o.downMs,
+    availableMs: (availableAt ?? recoveredAt) - backAt,
     recoverMs: recoveredAt - backAt,
     markedUnknown: fleet.board.unknownTransitions() - unknownBefore,
     newCsrs: (await csrCount(admin, signal)) - csrsBefore,

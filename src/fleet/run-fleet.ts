@@ -41,7 +41,7 @@ export async function runFleet(o: RunFleetOptions, signal: AbortSignal): Promise
       o.say(`fleet: all ${o.clusters} clusters Joined and Available ${((readyAt - first) / 1000).toFixed(1)} s after the first agent started`);
       if (o.hubRestartDownMs !== undefined) {
         restart = await hubRestartDrill(fleet, { downMs: o.hubRestartDownMs, clock: o.clock, say: o.say }, signal);
-        o.say(`fleet: hub restart survived: all Available ${(restart.recoverMs / 1000).toFixed(1)} s after the hub was back; new CSRs ${restart.newCsrs}, re-bootstraps ${restart.rebootstraps}`);
+        o.say(`fleet: hub restart survived: all Available ${(restart.availableMs / 1000).toFixed(1)} s and every lease renewed ${(restart.recoverMs / 1000).toFixed(1)} s after the hub was back; new CSRs ${restart.newCsrs}, re-bootstraps ${restart.rebootstraps}`);
       }
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
     } catch (err) {
