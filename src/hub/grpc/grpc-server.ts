@@ -6,6 +6,7 @@
 // follows the hub's listener settings (minimum version, ciphers).
 
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { SecureServerOptions } from 'node:http2';
 import { networkInterfaces } from 'node:os';
@@ -136,6 +137,8 @@ export async function startGrpcHubServer(o: GrpcHubServerOptions): Promise<GrpcH
   const services: RegistrationServices = createRegistrationServices({ client: o.client, csrResource: o.csrResource, log, ...(o.clock ? { clock: o.clock } : {}) });
   const broker: Broker = createBroker();
   const internal = new AbortController();
+  // One listener per open subscription stream.
+  setMaxListeners(0, internal.signal);
   const stop = (): void => internal.abort();
   o.signal.addEventListener('abort', stop, { once: true });
 
@@ -244,8 +247,13 @@ export async function startGrpcHubServer(o: GrpcHubServerOptions): Promise<GrpcH
       const ac = new AbortController();
       let id: string | undefined;
       let timer: NodeJS.Timeout | undefined;
+      const onShutdown = (): void => {
+        cleanup();
+        call.end();
+      };
       const cleanup = (): void => {
         ac.abort();
+        internal.signal.removeEventListener('abort', onShutdown);
         if (timer) clearInterval(timer);
         if (id !== undefined) broker.remove(id);
         id = undefined;
@@ -253,10 +261,7 @@ export async function startGrpcHubServer(o: GrpcHubServerOptions): Promise<GrpcH
       call.on('cancelled', cleanup);
       call.on('close', cleanup);
       call.on('error', cleanup);
-      internal.signal.addEventListener('abort', () => {
-        cleanup();
-        call.end();
-      }, { once: true });
+      internal.signal.addEventListener('abort', onShutdown, { once: true });
       subscribe(callContext(call, authn, ac.signal), call.request, ac.signal).then(
         ({ cluster, kind }) => {
           if (ac.signal.aborted) return;

@@ -29,7 +29,7 @@ export interface RegistrationServices {
   handle(kind: RegistrationKind, t: EventType, obj: KubeObject, user: GrpcUser, signal: AbortSignal): Promise<KubeObject | undefined>;
   /** The objects of `cluster` the hub holds, for a resync. */
   list(kind: RegistrationKind, cluster: string): KubeObject[];
-  /** Starts the informers and resolves once they synced. */
+  /** Starts the informers and resolves once those of clusters, CSRs and leases synced. */
   start(signal: AbortSignal): Promise<void>;
   onChange(fn: (c: ObjectChange) => void): void;
 }
@@ -143,7 +143,9 @@ export function createRegistrationServices(o: { client: KubeClient; csrResource:
     },
     async start(signal) {
       factory.start(signal);
-      await factory.waitForSync(signal);
+      // Add-ons are not waited for: a hub whose API cannot list v1alpha1 add-ons (no conversion
+      // webhook) still serves registration; their events flow once that informer syncs.
+      await Promise.all([informers.managedClusters, informers.csrs, informers.leases].map((i) => i.waitForSync(signal)));
     },
     onChange(fn) {
       listeners.push(fn);
