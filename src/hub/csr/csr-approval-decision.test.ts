@@ -3,7 +3,8 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CertificateSigningRequest } from '../../api/core.js';
 import { createCsr, generateKeyPair } from '../../util/x509.js';
-import { planApproval } from './csr-approval-decision.js';
+import type { ManagedCluster } from '../../api/cluster.js';
+import { bootstrapApprovalTiming, planApproval } from './csr-approval-decision.js';
 
 const P = 'system:open-cluster-management:';
 const USAGES = ['digital signature', 'key encipherment', 'client auth'];
@@ -78,4 +79,21 @@ test('planApproval: a gRPC-signer CSR takes its requester from the csr-user anno
   assert.deepEqual(planApproval(grpc(cn), on), { kind: 'renewal', cluster: 'managedcluster1' });
   assert.equal(planApproval(grpc(), on).kind, 'refuse');
   assert.equal(planApproval(grpc(`${P}managedcluster2:agent1`), on).kind, 'refuse');
+});
+
+test('bootstrapApprovalTiming: approve once the cluster is accepted, wait (bounded) while it is on its way', () => {
+  const mc = (o: { accepted?: boolean; hubAcceptsClient?: boolean; autoAccepted?: boolean }): ManagedCluster => ({
+    metadata: { name: 'c1', ...(o.autoAccepted ? { annotations: { 'open-cluster-management.io/automatically-accepted-on': '2026-12-03T00:00:00Z' } } : {}) },
+    spec: { hubAcceptsClient: o.hubAcceptsClient ?? false },
+    ...(o.accepted ? { status: { conditions: [{ type: 'HubAcceptedManagedCluster', status: 'True', reason: 'HubClusterAdminAccepted', message: '', lastTransitionTime: '2026-12-03T00:00:00Z' }] } } : {}),
+  });
+  const cases: Array<{ name: string; cluster: ManagedCluster | undefined; now: number; expected: ReturnType<typeof bootstrapApprovalTiming> }> = [
+    { name: 'accepted', cluster: mc({ accepted: true, hubAcceptsClient: true, autoAccepted: true }), now: 0, expected: { approve: true } },
+    { name: 'no ManagedCluster (yet)', cluster: undefined, now: 0, expected: { approve: true } },
+    { name: 'not yet auto-accepted', cluster: mc({}), now: 0, expected: { approve: false, recheckInMs: 10_000 } },
+    { name: 'auto-accepted, RBAC being written', cluster: mc({ hubAcceptsClient: true, autoAccepted: true }), now: 2_000, expected: { approve: false, recheckInMs: 8_000 } },
+    { name: 'denied after its automatic acceptance', cluster: mc({ autoAccepted: true }), now: 0, expected: { approve: true } },
+    { name: 'waited long enough', cluster: mc({ hubAcceptsClient: true, autoAccepted: true }), now: 10_000, expected: { approve: true } },
+  ];
+  for (const c of cases) assert.deepEqual(bootstrapApprovalTiming(c.cluster, 0, c.now, 10_000), c.expected, c.name);
 });

@@ -2,7 +2,10 @@
 // (renewal after a SubjectAccessReview, or a listed bootstrap user). What makes a CSR a managed
 // cluster agent's is the rule shared with `ocm-ts accept`, so neither approves what the other refuses.
 
+import type { ManagedCluster } from '../../api/cluster.js';
 import { csrRequester, validateClusterCsr } from '../../api/cluster-csr.js';
+import { isConditionTrue } from '../../api/conditions.js';
+import { annotations, conditionTypes } from '../../api/constants.js';
 import type { CertificateSigningRequest } from '../../api/core.js';
 
 /** Approved or Denied (any status) means a human or controller already decided. */
@@ -37,3 +40,20 @@ export function planApproval(csr: CertificateSigningRequest, opts: ApprovalOptio
 }
 
 export const APPROVAL_MESSAGE = 'Auto approving Managed cluster agent certificate after SubjectAccessReview.';
+
+/**
+ * When to approve a bootstrap CSR under ManagedClusterAutoApproval. The gate also makes the hub
+ * accept every cluster, so both happen anyway; approving once the cluster is accepted (its RBAC
+ * written, HubAcceptedManagedCluster True) hands the agent a certificate its main phase can use at
+ * once, where approving first let the agent's requests meet a hub without its RBAC, fail with 403
+ * and back off for a second. Only a cluster on its way to acceptance is waited for, and not longer
+ * than `maxWaitMs` after the CSR's creation: a CSR without a ManagedCluster (yet), or of a cluster
+ * denied after its automatic acceptance, is approved at once, as before.
+ */
+export function bootstrapApprovalTiming(cluster: ManagedCluster | undefined, csrCreatedMs: number, nowMs: number, maxWaitMs: number): { approve: true } | { approve: false; recheckInMs: number } {
+  if (cluster && isConditionTrue(cluster.status?.conditions, conditionTypes.hubAccepted)) return { approve: true };
+  const beingAccepted = cluster !== undefined && (cluster.metadata.annotations?.[annotations.autoAcceptedOn] === undefined || cluster.spec?.hubAcceptsClient === true);
+  const left = csrCreatedMs + maxWaitMs - nowMs;
+  if (!beingAccepted || left <= 0) return { approve: true };
+  return { approve: false, recheckInMs: left };
+}

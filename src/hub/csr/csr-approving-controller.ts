@@ -1,14 +1,18 @@
 // CSRApprovingController: auto-approves agent certificate renewals (after a
-// SubjectAccessReview for `renew`) and, under ManagedClusterAutoApproval, CSRs of listed bootstrap users.
+// SubjectAccessReview for `renew`) and, under ManagedClusterAutoApproval, CSRs of listed bootstrap users
+// once their cluster is accepted (see bootstrapApprovalTiming): the cluster's changes re-queue its CSRs.
 
+import type { ManagedCluster } from '../../api/cluster.js';
 import { rfc3339 } from '../../api/conditions.js';
-import { reasons, names, GROUP_REGISTER } from '../../api/constants.js';
+import { reasons, names, GROUP_REGISTER, labels } from '../../api/constants.js';
 import type { CertificateSigningRequest, SubjectAccessReview } from '../../api/core.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
-import { APPROVAL_MESSAGE, planApproval } from './csr-approval-decision.js';
+import { APPROVAL_MESSAGE, bootstrapApprovalTiming, planApproval } from './csr-approval-decision.js';
 
 const CONTROLLER_NAME = 'CSRApprovingController';
+/** Longest a bootstrap CSR waits for its cluster's acceptance before it is approved anyway. */
+const ACCEPTANCE_WAIT_MS = 10_000;
 
 function renewalReview(csr: CertificateSigningRequest): SubjectAccessReview {
   return {
@@ -69,6 +73,12 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
       log.info(`managed cluster csr "${name}" is auto approved by hub csr controller`, { key: name, reason: 'ManagedClusterCSRAutoApproved' });
       return {};
     }
+    const created = Date.parse(csr.metadata.creationTimestamp ?? '');
+    const timing = bootstrapApprovalTiming(informers.clusters.lister.get(plan.cluster), Number.isNaN(created) ? clock.now() : created, clock.now(), ACCEPTANCE_WAIT_MS);
+    if (!timing.approve) {
+      log.debug('bootstrap csr waits for its cluster to be accepted', { key: name, cluster: plan.cluster });
+      return { requeueAfterMs: timing.recheckInMs };
+    }
     await approve(csr, signal);
     log.info(`managed cluster "${plan.cluster}" is auto approved.`, { key: name, reason: 'ManagedClusterAutoApproved' });
     return {};
@@ -79,5 +89,14 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
     if (o.spec?.signerName === names.kubeApiserverClientSigner) controller.enqueue(o.metadata.name ?? '');
   };
   informers.csrs.addHandlers({ onAdd: onCsr, onUpdate: (_o, n) => onCsr(n) });
+  if (planOpts.autoApproval) {
+    // A cluster's change (its acceptance) re-queues its pending CSRs.
+    const onCluster = (mc: ManagedCluster): void => {
+      const cluster = mc.metadata.name;
+      if (!cluster) return;
+      for (const c of informers.csrs.lister.list({ labelSelector: `${labels.clusterName}=${cluster}` })) onCsr(c);
+    };
+    informers.clusters.addHandlers({ onAdd: onCluster, onUpdate: (_o, n) => onCluster(n) });
+  }
   return controller;
 }
