@@ -5,7 +5,8 @@
 // watcher of the same representation: the encoder caches each event's line already framed as an
 // HTTP/1.1 chunk, and on a chunked response the frame goes straight to the socket (after the
 // headers, which flushHeaders() has written; res.end() later writes the terminating chunk), which
-// skips OutgoingMessage's per-write framing, corking and buffer copies. Backpressure: when the
+// skips OutgoingMessage's per-write framing, its cork and next-tick uncork, and a three-buffer
+// writev per event. Backpressure: when the
 // socket's buffer is full the store's next event waits for 'drain'; beyond maxBufferedBytes the
 // watcher is dropped, and the store drops a watcher that falls too far behind.
 // Durability: the store publishes events only once durable (group commit); the initial ADDED
@@ -77,8 +78,15 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
     w.onEnd(reason, events);
   };
 
-  // Set once the headers are out: frames then go straight to the socket (see the file comment).
+  // Set once nothing is held in `res` any more: frames then go straight to the socket (see the file
+  // comment). On TLS the headers stay in the socket's buffer until a later tick, so this is checked
+  // at each write until it holds rather than once after flushHeaders().
   let socket: NodeJS.WritableStream & { writableLength: number } | undefined;
+  const raw = res.socket;
+  const directSocket = (): typeof socket => {
+    if (socket === undefined && res.chunkedEncoding && raw && !raw.destroyed && res.writableLength === 0) socket = raw;
+    return socket;
+  };
 
   const waitDrain = (target: NodeJS.EventEmitter): Promise<void> => new Promise<void>((resolve) => {
     const done = (): void => {
@@ -94,13 +102,14 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
     if (ended) return;
     const enc = w.encoder.line(type, obj, events === 0);
     events++;
-    if (socket !== undefined) {
-      if (socket.write(enc.chunk)) return;
-      if (socket.writableLength > w.maxBufferedBytes) {
+    const direct = directSocket();
+    if (direct !== undefined) {
+      if (direct.write(enc.chunk)) return;
+      if (direct.writableLength > w.maxBufferedBytes) {
         end('slow');
         return;
       }
-      return waitDrain(socket);
+      return waitDrain(direct);
     }
     if (res.write(enc.line)) return;
     if (res.writableLength > w.maxBufferedBytes) {
@@ -118,8 +127,6 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
 
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
-  const raw = res.socket;
-  if (res.chunkedEncoding && raw && res.writableLength === 0 && !raw.destroyed) socket = raw;
   // res 'close' fires when the client goes away (or after our own end(), which is then a no-op).
   res.on('close', () => end('client closed'));
   res.on('error', () => end('socket error'));
