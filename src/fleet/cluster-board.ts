@@ -5,7 +5,7 @@ import type { ManagedCluster } from '../api/cluster.js';
 import { findCondition } from '../api/conditions.js';
 import { conditionTypes } from '../api/constants.js';
 
-export type AvailableStatus = 'True' | 'False' | 'Unknown' | 'absent';
+type AvailableStatus = 'True' | 'False' | 'Unknown' | 'absent';
 
 interface ClusterState {
   joined: boolean;

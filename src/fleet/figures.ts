@@ -6,7 +6,7 @@ import type { HubRestartResult } from './hub-restart.js';
 
 const MiB = 1024 * 1024;
 
-export interface StormFigures {
+interface StormFigures {
   /** First agent start until every cluster was Joined and Available (ms); undefined if never. */
   durationMs?: number;
   /** Clusters Joined and Available per second over the storm. */

@@ -3,7 +3,7 @@
 // The spoke side is shared and light: one embedded API server with one agent namespace per cluster.
 // The hub is either given (a bootstrap kubeconfig) or started here in a child process.
 
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ManagedCluster } from '../api/cluster.js';
 import { loadCrds, SPOKE_CRD_NAMES } from '../api/crds.js';
@@ -24,7 +24,7 @@ import { watchHubClusters } from './hub-watch.js';
 import { readEstablished, readProcSample, coresBetween, type ProcSample } from './proc-stats.js';
 import { createRequestProbe, type RequestProbe } from './request-probe.js';
 
-export type FleetHub =
+type FleetHub =
   | { kind: 'external'; bootstrapKubeconfig: string; adminKubeconfig?: string }
   | { kind: 'local'; dataDir: string; cli: CliEntry; clusterSigningDurationMs?: number; autoApproval: boolean };
 
@@ -60,7 +60,7 @@ export interface FleetSample {
   simulatorCores?: number;
 }
 
-export interface AgentTotals {
+interface AgentTotals {
   /** Bootstrap phases entered by all agents (one per agent for a first join). */
   bootstraps: number;
   /** Start sequence runs (one per agent unless an agent restarted). */
@@ -304,9 +304,4 @@ export async function startFleet(o: FleetOptions, signal: AbortSignal): Promise<
     await closeAll();
     throw err;
   }
-}
-
-/** Removes what a fleet run wrote (the spoke and agents' directories). */
-export async function removeFleetWorkDir(workDir: string): Promise<void> {
-  await rm(workDir, { recursive: true, force: true });
 }

@@ -31,7 +31,7 @@ export interface HubProcessOptions {
   readyTimeoutMs?: number;
 }
 
-export interface HubEndpoints {
+interface HubEndpoints {
   url: string;
   port: number;
   adminKubeconfig: string;
@@ -56,7 +56,7 @@ interface Running {
 }
 
 /** The user name of a bootstrap token (`system:bootstrap:<token id>`). */
-export function bootstrapUserOf(token: string): string {
+function bootstrapUserOf(token: string): string {
   const id = token.split('.')[0] ?? '';
   if (!/^[a-z0-9]{6}$/.test(id)) throw new Error('the hub bootstrap kubeconfig holds no bootstrap token');
   return `system:bootstrap:${id}`;
