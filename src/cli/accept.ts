@@ -1,5 +1,8 @@
 // `ocm-ts accept`: the hub admin's half of the double opt-in, like `clusteradm accept`: approve the
 // cluster's pending agent CSRs and set spec.hubAcceptsClient. Idempotent; --wait returns once Joined.
+// hubAcceptsClient goes first and the CSRs are approved once the hub reports the cluster accepted
+// (its RBAC written; at most 10 s): an agent certificate approved earlier starts the agent's main
+// phase against a hub without its RBAC, whose requests then fail with 403 and back off a second.
 // Only CSRs that are exactly that cluster's agent identity are approved; the others are reported
 // and left pending for the admin to inspect (clusteradm does not deny them either).
 import type { CertificateSigningRequest } from '../api/core.js';
@@ -98,6 +101,36 @@ async function approvePending(opts: AcceptOptions, cluster: string, reported: Se
   return approved;
 }
 
+/** Longest the CSR approval waits for the hub to report the cluster accepted. */
+const ACCEPTED_WAIT_MS = 10_000;
+
+/**
+ * Resolves once the hub controller has set HubAcceptedManagedCluster, or after `waitMs` (no hub
+ * controller, a client that may not watch): woken by a watch on the one ManagedCluster, not a poll.
+ */
+async function untilHubAccepted(opts: AcceptOptions, name: string, waitMs: number): Promise<void> {
+  const mcClient = opts.client.resource<ManagedCluster>(resourceTypes.managedClusters);
+  const ac = new AbortController();
+  const onAbort = (): void => ac.abort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = opts.clock.setTimeout(() => ac.abort(), Math.max(0, waitMs));
+  try {
+    const current = await mcClient.get(name, { signal: ac.signal });
+    if (isConditionTrue(current.status?.conditions, conditionTypes.hubAccepted)) return;
+    const events = mcClient.watch({ resourceVersion: current.metadata.resourceVersion ?? '', fieldSelector: `metadata.name=${name}`, signal: ac.signal });
+    for await (const ev of events) {
+      if (ev.type === 'ERROR') return;
+      if (isConditionTrue((ev.object as ManagedCluster).status?.conditions, conditionTypes.hubAccepted)) return;
+    }
+  } catch {
+    // Timed out, stopped, or not allowed to watch: approve now, as without the wait.
+  } finally {
+    timer.cancel();
+    opts.signal?.removeEventListener('abort', onAbort);
+    ac.abort();
+  }
+}
+
 async function setAccepted(opts: AcceptOptions, cluster: ManagedCluster): Promise<'newly' | 'already'> {
   if (cluster.spec?.hubAcceptsClient === true) return 'already';
   await opts.client
@@ -123,8 +156,10 @@ export async function acceptCluster(opts: AcceptOptions, name: string): Promise<
     }
   }
   const reported = new Set<string>();
-  const approved = await approvePending(opts, name, reported);
   const accepted = await setAccepted(opts, cluster);
+  await untilHubAccepted(opts, name, Math.min(ACCEPTED_WAIT_MS, deadline - opts.clock.now()));
+  opts.signal?.throwIfAborted();
+  const approved = await approvePending(opts, name, reported);
   for (const csr of approved) opts.say(`approved CSR ${csr} of cluster ${name}`);
   if (accepted === 'newly') opts.say(`set hubAcceptsClient to true for cluster ${name}`);
   else if (approved.length === 0) opts.say(`nothing to accept for cluster ${name}: it is already accepted and has no pending CSR`);
