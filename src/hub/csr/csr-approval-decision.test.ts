@@ -81,13 +81,15 @@ test('planApproval: a gRPC-signer CSR takes its requester from the csr-user anno
   assert.equal(planApproval(grpc(`${P}managedcluster2:agent1`), on).kind, 'refuse');
 });
 
-test('bootstrapApprovalTiming: approve once the cluster is accepted, wait (bounded) while it is on its way', () => {
+test('bootstrapApprovalTiming: approve once the cluster is accepted or its RBAC written, wait (bounded) while it is on its way', () => {
   const mc = (o: { accepted?: boolean; hubAcceptsClient?: boolean; autoAccepted?: boolean }): ManagedCluster => ({
     metadata: { name: 'c1', ...(o.autoAccepted ? { annotations: { 'open-cluster-management.io/automatically-accepted-on': '2026-12-03T00:00:00Z' } } : {}) },
     spec: { hubAcceptsClient: o.hubAcceptsClient ?? false },
     ...(o.accepted ? { status: { conditions: [{ type: 'HubAcceptedManagedCluster', status: 'True', reason: 'HubClusterAdminAccepted', message: '', lastTransitionTime: '2026-12-03T00:00:00Z' }] } } : {}),
   });
-  const cases: Array<{ name: string; cluster: ManagedCluster | undefined; now: number; expected: ReturnType<typeof bootstrapApprovalTiming> }> = [
+  const cases: Array<{ name: string; cluster: ManagedCluster | undefined; rbac?: boolean; now: number; expected: ReturnType<typeof bootstrapApprovalTiming> }> = [
+    { name: 'accepted, RBAC in the caches, condition not written yet', cluster: mc({ hubAcceptsClient: true, autoAccepted: true }), rbac: true, now: 0, expected: { approve: true } },
+    { name: 'RBAC of an earlier acceptance, not accepted now', cluster: mc({}), rbac: true, now: 0, expected: { approve: false, recheckInMs: 10_000 } },
     { name: 'accepted', cluster: mc({ accepted: true, hubAcceptsClient: true, autoAccepted: true }), now: 0, expected: { approve: true } },
     { name: 'no ManagedCluster (yet)', cluster: undefined, now: 0, expected: { approve: true } },
     { name: 'not yet auto-accepted', cluster: mc({}), now: 0, expected: { approve: false, recheckInMs: 10_000 } },
@@ -95,5 +97,5 @@ test('bootstrapApprovalTiming: approve once the cluster is accepted, wait (bound
     { name: 'denied after its automatic acceptance', cluster: mc({ autoAccepted: true }), now: 0, expected: { approve: true } },
     { name: 'waited long enough', cluster: mc({ hubAcceptsClient: true, autoAccepted: true }), now: 10_000, expected: { approve: true } },
   ];
-  for (const c of cases) assert.deepEqual(bootstrapApprovalTiming(c.cluster, 0, c.now, 10_000), c.expected, c.name);
+  for (const c of cases) assert.deepEqual(bootstrapApprovalTiming(c.cluster, c.rbac ?? false, 0, c.now, 10_000), c.expected, c.name);
 });

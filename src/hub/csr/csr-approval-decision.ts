@@ -43,15 +43,23 @@ export const APPROVAL_MESSAGE = 'Auto approving Managed cluster agent certificat
 
 /**
  * When to approve a bootstrap CSR under ManagedClusterAutoApproval. The gate also makes the hub
- * accept every cluster, so both happen anyway; approving once the cluster is accepted (its RBAC
- * written, HubAcceptedManagedCluster True) hands the agent a certificate its main phase can use at
- * once, where approving first let the agent's requests meet a hub without its RBAC, fail with 403
- * and back off for a second. Only a cluster on its way to acceptance is waited for, and not longer
- * than `maxWaitMs` after the CSR's creation: a CSR without a ManagedCluster (yet), or of a cluster
- * denied after its automatic acceptance, is approved at once, as before.
+ * accept every cluster, so both happen anyway; approving once the cluster's RBAC is written (its
+ * role and bindings are in the hub's caches, or HubAcceptedManagedCluster is True) hands the agent
+ * a certificate its main phase can use at once, where approving first let the agent's requests
+ * meet a hub without its RBAC, fail with 403 and back off for a second. Only a cluster on its way
+ * to acceptance is waited for, and not longer than `maxWaitMs` after the CSR's creation: a CSR
+ * without a ManagedCluster (yet), or of a cluster denied after its automatic acceptance, is
+ * approved at once, as before.
  */
-export function bootstrapApprovalTiming(cluster: ManagedCluster | undefined, csrCreatedMs: number, nowMs: number, maxWaitMs: number): { approve: true } | { approve: false; recheckInMs: number } {
+export function bootstrapApprovalTiming(
+  cluster: ManagedCluster | undefined,
+  rbacWritten: boolean,
+  csrCreatedMs: number,
+  nowMs: number,
+  maxWaitMs: number,
+): { approve: true } | { approve: false; recheckInMs: number } {
   if (cluster && isConditionTrue(cluster.status?.conditions, conditionTypes.hubAccepted)) return { approve: true };
+  if (cluster && cluster.spec?.hubAcceptsClient === true && rbacWritten) return { approve: true };
   const beingAccepted = cluster !== undefined && (cluster.metadata.annotations?.[annotations.autoAcceptedOn] === undefined || cluster.spec?.hubAcceptsClient === true);
   const left = csrCreatedMs + maxWaitMs - nowMs;
   if (!beingAccepted || left <= 0) return { approve: true };

@@ -1,10 +1,12 @@
 // CSRApprovingController: auto-approves agent certificate renewals (after a
 // SubjectAccessReview for `renew`) and, under ManagedClusterAutoApproval, CSRs of listed bootstrap users
-// once their cluster is accepted (see bootstrapApprovalTiming): the cluster's changes re-queue its CSRs.
+// once their cluster's RBAC is written (see bootstrapApprovalTiming): changes to the cluster and to
+// its RBAC re-queue its CSRs.
 
 import type { ManagedCluster } from '../../api/cluster.js';
 import { rfc3339 } from '../../api/conditions.js';
-import { reasons, names, GROUP_REGISTER, labels } from '../../api/constants.js';
+import { clusterRoleName, reasons, names, GROUP_REGISTER, labels, registrationRoleBindingName, workRoleBindingName } from '../../api/constants.js';
+import type { KubeObject } from '../../api/meta.js';
 import type { CertificateSigningRequest, SubjectAccessReview } from '../../api/core.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
@@ -51,6 +53,16 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
     await csrs.updateSubresource(next, 'approval', { signal });
   }
 
+  /** The cluster's role and the bindings its agent's main phase needs are in the hub's caches. */
+  function rbacWritten(cluster: string): boolean {
+    return (
+      informers.clusterRoles.lister.get(clusterRoleName(cluster)) !== undefined &&
+      informers.clusterRoleBindings.lister.get(clusterRoleName(cluster)) !== undefined &&
+      informers.roleBindings.lister.get(registrationRoleBindingName(cluster), cluster) !== undefined &&
+      informers.roleBindings.lister.get(workRoleBindingName(cluster), cluster) !== undefined
+    );
+  }
+
   async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
     const csr = informers.csrs.lister.get(name);
     if (!csr) return {};
@@ -74,7 +86,7 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
       return {};
     }
     const created = Date.parse(csr.metadata.creationTimestamp ?? '');
-    const timing = bootstrapApprovalTiming(informers.clusters.lister.get(plan.cluster), Number.isNaN(created) ? clock.now() : created, clock.now(), ACCEPTANCE_WAIT_MS);
+    const timing = bootstrapApprovalTiming(informers.clusters.lister.get(plan.cluster), rbacWritten(plan.cluster), Number.isNaN(created) ? clock.now() : created, clock.now(), ACCEPTANCE_WAIT_MS);
     if (!timing.approve) {
       log.debug('bootstrap csr waits for its cluster to be accepted', { key: name, cluster: plan.cluster });
       return { requeueAfterMs: timing.recheckInMs };
@@ -90,13 +102,15 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
   };
   informers.csrs.addHandlers({ onAdd: onCsr, onUpdate: (_o, n) => onCsr(n) });
   if (planOpts.autoApproval) {
-    // A cluster's change (its acceptance) re-queues its pending CSRs.
-    const onCluster = (mc: ManagedCluster): void => {
-      const cluster = mc.metadata.name;
+    // A change to a cluster (its acceptance) or to its RBAC re-queues the cluster's pending CSRs.
+    const requeueCluster = (cluster: string | undefined): void => {
       if (!cluster) return;
       for (const c of informers.csrs.lister.list({ labelSelector: `${labels.clusterName}=${cluster}` })) onCsr(c);
     };
+    const onCluster = (mc: ManagedCluster): void => requeueCluster(mc.metadata.name);
     informers.clusters.addHandlers({ onAdd: onCluster, onUpdate: (_o, n) => onCluster(n) });
+    const onRbac = (o: KubeObject): void => requeueCluster(o.metadata.labels?.[labels.clusterName]);
+    for (const inf of [informers.clusterRoles, informers.clusterRoleBindings, informers.roleBindings]) inf.addHandlers({ onAdd: onRbac });
   }
   return controller;
 }
