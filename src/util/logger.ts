@@ -9,7 +9,7 @@
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
 /** Every level `--log-level` accepts, least severe first. */
-export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error'];
+const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error'];
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
