@@ -194,6 +194,9 @@ export function hubControllerClusterRole(opts: { clusterImporter?: { bootstrapSe
         { apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['open-cluster-management.io/grpc'], verbs: ['approve', 'sign'] },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['get'] },
         { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
+        // The agents' ManagedClusters are created by the hub: admission checks that the creator may
+        // join the cluster to its set (the default set), as for the bootstrap identity.
+        { apiGroups: [GROUP_CLUSTER], resources: ['managedclustersets/join'], verbs: ['create'] },
       ]
     : [];
   return {
