@@ -54,13 +54,17 @@ export async function benchFleet(): Promise<void> {
   // Ctrl-C stops the agents and the hub child instead of leaving the hub behind.
   const interrupt = (): void => stop.abort(new Error('interrupted'));
   process.once('SIGINT', interrupt);
+  const cli = { script: MAIN, execArgv: MAIN.endsWith('.ts') ? ['--import', 'tsx'] : [] };
   say(`${clusters} clusters, ${leaseS} s leases, steady window ${steadyS} s, hub down ${downS} s; ${cpus().length} cores, load average ${load()}`);
   const fleet = await startFleet(
     {
       clusters,
       namePrefix: 'bench-',
-      hub: { kind: 'local', dataDir: join(dir, 'hub'), cli: { script: MAIN, execArgv: MAIN.endsWith('.ts') ? ['--import', 'tsx'] : [] }, autoApproval: true },
+      hub: { kind: 'local', dataDir: join(dir, 'hub'), cli, autoApproval: true },
       workDir: join(dir, 'work'),
+      // The spoke in its own process unless BENCH_FLEET_SPOKE=in-process: serving 1,000 agents' spoke requests
+      // and health probes in the agents' own event loop starved the probes (Available=False).
+      ...(process.env['BENCH_FLEET_SPOKE'] === 'in-process' ? {} : { spokeProcess: cli }),
       ...(leaseS !== 60 ? { leaseDurationSeconds: leaseS } : {}),
       ...(joinRate > 0 ? { joinRatePerSecond: joinRate } : {}),
       log: nullLogger(),

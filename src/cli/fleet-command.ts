@@ -24,6 +24,7 @@ interface FleetFlags {
   hubRestart?: string;
   output: string;
   logLevel: string;
+  spokeProcess?: boolean;
 }
 
 function positive(flag: string, raw: string, integer: boolean): number {
@@ -48,6 +49,7 @@ export function registerFleetCommand(program: Command): void {
     .option('--join-rate <n>', 'agents started per second (default: all at once)')
     .option('--progress-interval <d>', 'period of the progress line', '2s')
     .option('--hub-restart <down>', 'with --hub-data-dir: once all are Available, SIGKILL the hub, keep it down this long, start it again and measure the recovery')
+    .option('--spoke-process', 'run the shared spoke API server in its own child process (frees this process for the agents)')
     .option('--output <format>', 'final figures at exit: text or json', 'text')
     .option('--log-level <level>', 'agents\' log level: debug, info, warn or error', 'error')
     .action(async (flags: FleetFlags) => {
@@ -84,6 +86,7 @@ export function registerFleetCommand(program: Command): void {
               ? { kind: 'local', dataDir: resolve(flags.hubDataDir!), cli: { script: process.argv[1]!, execArgv: process.execArgv }, autoApproval: flags.autoApproval, ...(signingMs !== undefined ? { clusterSigningDurationMs: signingMs } : {}) }
               : { kind: 'external', bootstrapKubeconfig: resolve(flags.hubKubeconfig!), ...(flags.hubAdminKubeconfig !== undefined ? { adminKubeconfig: resolve(flags.hubAdminKubeconfig) } : {}) },
             workDir,
+            ...(flags.spokeProcess ? { spokeProcess: { script: process.argv[1]!, execArgv: process.execArgv } } : {}),
             ...(leaseMs !== undefined ? { leaseDurationSeconds: leaseMs / 1000 } : {}),
             ...(joinRate !== undefined ? { joinRatePerSecond: joinRate } : {}),
             log: createLogger({ level: flags.logLevel as 'error' }),

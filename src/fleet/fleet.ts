@@ -21,6 +21,7 @@ import type { Logger } from '../util/logger.js';
 import { ClusterBoard, type BoardCounts } from './cluster-board.js';
 import { startHubProcess, type CliEntry, type HubProcess } from './hub-process.js';
 import { watchHubClusters } from './hub-watch.js';
+import { startSpokeProcess } from './spoke-process.js';
 import { readEstablished, readProcSample, coresBetween, type ProcSample } from './proc-stats.js';
 import { createRequestProbe, type RequestProbe } from './request-probe.js';
 
@@ -39,6 +40,8 @@ export interface FleetOptions {
   leaseDurationSeconds?: number;
   /** Agents started per second; undefined = all at once. */
   joinRatePerSecond?: number;
+  /** Run the shared spoke API server in a child process of this CLI instead of in this process. */
+  spokeProcess?: CliEntry;
   log: Logger;
   clock: Clock;
 }
@@ -90,8 +93,25 @@ export interface Fleet {
 const AGENT_START_CONCURRENCY = 64;
 
 /** The spoke as an operator prepares it: spoke CRDs, then one agent namespace per cluster. */
-async function startSpoke(o: FleetOptions, names: readonly string[], signal: AbortSignal): Promise<{ server: EmbeddedApiServer; client: KubeClient }> {
-  const server = await startEmbeddedApiServer({ dataDir: join(o.workDir, 'spoke'), listen: { host: '127.0.0.1', port: 0 }, log: o.log.child({ component: 'spoke-apiserver' }), clock: o.clock });
+interface Spoke {
+  url: string;
+  adminKubeconfigPath: string;
+  close(): Promise<void>;
+}
+
+async function launchSpoke(o: FleetOptions): Promise<Spoke> {
+  const dataDir = join(o.workDir, 'spoke');
+  if (o.spokeProcess) {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const p = await startSpokeProcess(o.spokeProcess, dataDir);
+    return { url: p.url, adminKubeconfigPath: p.adminKubeconfig, close: () => p.stop() };
+  }
+  const s: EmbeddedApiServer = await startEmbeddedApiServer({ dataDir, listen: { host: '127.0.0.1', port: 0 }, log: o.log.child({ component: 'spoke-apiserver' }), clock: o.clock });
+  return { url: s.url, adminKubeconfigPath: s.adminKubeconfigPath, close: () => s.close() };
+}
+
+async function startSpoke(o: FleetOptions, names: readonly string[], signal: AbortSignal): Promise<{ server: Spoke; client: KubeClient }> {
+  const server = await launchSpoke(o);
   const client = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath });
   try {
     await installCrds(client, loadCrds(SPOKE_CRD_NAMES), { clock: o.clock, signal });

@@ -10,7 +10,7 @@ export interface HubRestartResult {
   downMs: number;
   /** From the kill until the restarted hub was serving. */
   hubStartMs: number;
-  /** From the restarted hub serving until the hub shows every cluster Available (relisted from the new hub). */
+  /** From the restarted hub serving until the hub shows every cluster Available (our watch relisted after the kill, so from the new hub). */
   availableMs: number;
   /** From the restarted hub serving until every cluster renewed its lease on it. */
   recoverMs: number;
@@ -60,7 +60,7 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
       // The hub's informers and ours are still reconnecting.
     }
     const c = fleet.board.counts();
-    if (availableAt === undefined && c.available === members.size && (fleet.board.lastRelistMs() ?? 0) >= backAt) availableAt = o.clock.now();
+    if (availableAt === undefined && c.available === members.size && (fleet.board.lastRelistMs() ?? 0) > killedAt) availableAt = o.clock.now();
     if (renewed === members.size && availableAt !== undefined) break;
     if (o.clock.now() > deadline) throw new Error(`after ${((o.clock.now() - backAt) / 1000).toFixed(0)} s only ${renewed} leases renewed and ${c.available} clusters Available of ${members.size}`);
     await o.clock.sleep(o.pollMs ?? 500, signal);
