@@ -16,8 +16,8 @@
 // round trips, CPU milliseconds per join of each process (a figure a busy machine hardly changes,
 // unlike wall time), one HTTPS round trip measured in the same run, and the load average: wall
 // time on a loaded machine is the same steps each waiting for a CPU. Targets: median ≤ 80 ms,
-// p90 ≤ 120 ms on a quiet machine. OCM_TS_TRACE=1 also prints the last in-process join as one
-// timeline of hub and agent trace lines (tracing slows every join a little).
+// p90 ≤ 120 ms on a quiet machine. OCM_TS_TRACE=1 also prints the median and the slowest in-process
+// joins as timelines of hub and agent trace lines (tracing slows every join a little).
 
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -133,8 +133,15 @@ const describe = (env: Env, name: string, agent: string) => async (): Promise<st
   }
 };
 
+/** When one join ran (epoch ms), to cut its lines out of the trace. */
+interface TraceWindow {
+  from: number;
+  to: number;
+  roundTrips: number;
+}
+
 /** The agent in this process, auto-approval: agent start → Joined and Available. */
-async function joinInProcess(env: Env, s: Series, trace?: { lines: string[]; window?: { from: number; to: number; roundTrips: number } }): Promise<void> {
+async function joinInProcess(env: Env, s: Series, trace?: { lines: string[]; windows: TraceWindow[] }): Promise<void> {
   const { name, namespace } = await newAgentNamespace(env);
   const marks: AgentMarks = { at: new Map(), roundTrips: 0 };
   const hubCpu0 = processCpuMs(env.hub.child.pid!);
@@ -151,7 +158,7 @@ async function joinInProcess(env: Env, s: Series, trace?: { lines: string[]; win
     const hubCpu1 = processCpuMs(env.hub.child.pid!);
     if (hubCpu0 !== undefined && hubCpu1 !== undefined) push(s.cpu, 'hub process', hubCpu1 - hubCpu0);
     recordSteps(s, marks.at, t0, t1);
-    if (trace) trace.window = { from: wall0, to: wall0 + (t1 - t0), roundTrips: marks.roundTrips };
+    trace?.windows.push({ from: wall0, to: wall0 + (t1 - t0), roundTrips: marks.roundTrips });
   } finally {
     await agent.stop();
   }
@@ -258,10 +265,10 @@ function report(s: Series, rttMedian: number, targets: boolean): void {
   for (const [who, vals] of s.cpu) process.stdout.write(`      CPU per join, ${who}: median ${ms(quantile(sortedCopy(vals), 0.5))}\n`);
 }
 
-function printTrace(lines: string[], w: { from: number; to: number; roundTrips: number }): void {
+function printTrace(lines: string[], w: TraceWindow, which: string): void {
   const inWindow = lines.map((l) => ({ l, t: traceTime(l.slice(7)) })).filter((x) => x.t >= w.from - 1 && x.t <= w.to + 1);
   inWindow.sort((a, b) => a.t - b.t);
-  process.stdout.write(`\ntrace of the last in-process join (${w.roundTrips} agent round trips), ms since agent start:\n`);
+  process.stdout.write(`\ntrace of the ${which} in-process join (${w.roundTrips} agent round trips), ms since agent start:\n`);
   // Each line: its process, then the line without its own time stamp (27 characters and a space).
   for (const { l, t } of inWindow) process.stdout.write(`${(t - w.from).toFixed(2).padStart(8)} ${l.slice(0, 7)}${l.slice(7 + 28)}\n`);
 }
@@ -276,7 +283,7 @@ export async function benchJoin(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-join-'));
   const stop = new AbortController();
   const closers: Array<() => Promise<void> | void> = [];
-  const trace = traceOn ? { lines: [] as string[], window: undefined as { from: number; to: number; roundTrips: number } | undefined } : undefined;
+  const trace = traceOn ? { lines: [] as string[], windows: [] as TraceWindow[] } : undefined;
   const onHubTrace = trace ? (l: string): void => void trace.lines.push(`hub    ${l}`) : undefined;
   let hub: HubChild | undefined;
   try {
@@ -318,7 +325,7 @@ export async function benchJoin(): Promise<void> {
     const childSeries = newSeries(`agent as a child process (${AGENT_MAIN.startsWith(ROOT) ? AGENT_MAIN.slice(ROOT.length) : AGENT_MAIN}), auto-approval, from its first log line`);
     const haveDist = existsSync(AGENT_MAIN);
     for (let i = 0; i < runs; i++) {
-      await joinInProcess(env, inProcess, trace && i === runs - 1 ? trace : undefined);
+      await joinInProcess(env, inProcess, trace);
       if (haveDist) await joinChildProcess(env, childSeries);
     }
 
@@ -338,7 +345,11 @@ export async function benchJoin(): Promise<void> {
           `  round trips, so wall times grow with the load while the CPU per join stays about the same; compare those, and the round trip above.\n`,
       );
     }
-    if (trace?.window) printTrace(trace.lines, trace.window);
+    if (trace && trace.windows.length > 0) {
+      const byLength = [...trace.windows].sort((a, b) => a.to - a.from - (b.to - b.from));
+      printTrace(trace.lines, byLength[Math.floor((byLength.length - 1) / 2)]!, 'median');
+      if (byLength.length > 1) printTrace(trace.lines, byLength[byLength.length - 1]!, 'slowest');
+    }
   } finally {
     stop.abort();
     for (const c of closers.reverse()) {
