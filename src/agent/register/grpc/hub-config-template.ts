@@ -4,7 +4,7 @@
 // config names the credential the hub signed. Rendered with a fixed key order because the secret
 // controller compares bytes to decide whether to save.
 
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
 import { hubSecretKeys } from '../../../api/constants.js';
 
@@ -22,8 +22,10 @@ export interface HubConfigSource {
 export function renderHubGrpcConfig(source: HubConfigSource, hubKubeconfigDir: string): Buffer {
   const doc: Record<string, unknown> = {};
   if (source.caData !== undefined && source.caData.length > 0) doc['caData'] = source.caData.toString('base64');
-  doc['clientCertFile'] = join(hubKubeconfigDir, hubSecretKeys.tlsCert);
-  doc['clientKeyFile'] = join(hubKubeconfigDir, hubSecretKeys.tlsKey);
+  // Absolute: a relative name would be read against the config file's own folder (the hub
+  // kubeconfig dir itself), not the folder the agent was started in.
+  doc['clientCertFile'] = resolve(hubKubeconfigDir, hubSecretKeys.tlsCert);
+  doc['clientKeyFile'] = resolve(hubKubeconfigDir, hubSecretKeys.tlsKey);
   doc['url'] = source.url;
   // OCM's file always carries the token key, empty: the certificate is the credential.
   doc['token'] = '';
