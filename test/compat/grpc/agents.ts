@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../../src/api/meta.js';
-import { startChild, type Child } from '../infra/child-process.js';
+import { superviseChild } from '../infra/supervised-child.js';
 import { freePort } from '../infra/ports.js';
 import { applyObjects } from '../matrix/cluster-setup.js';
 import { ocmTsCommand } from '../matrix/ocm-ts-cli.js';
@@ -88,33 +88,14 @@ export async function createGrpcAgent(opts: GrpcAgentOptions): Promise<GrpcAgent
   ]);
   const spec = await agentCommand(opts, files);
   const logPath = join(opts.dir, 'agent.log');
-  let child: Child | undefined;
-  let wanted = false;
-  let restarts = 0;
-  const launch = (): void => {
-    const c = startChild({ name: `grpc-agent-${opts.clusterName}`, ...spec, logPath });
-    child = c;
-    c.process.once('exit', () => {
-      if (!wanted || child !== c) return;
-      restarts++;
-      setTimeout(() => {
-        if (wanted && child === c) launch();
-      }, 1000);
-    });
-  };
+  const child = superviseChild({ name: `grpc-agent-${opts.clusterName}`, ...spec, logPath });
   return {
     kind: opts.kind,
     clusterName: opts.clusterName,
     spoke: opts.spoke,
     logPath,
-    restarts: () => restarts,
-    start() {
-      wanted = true;
-      if (!child || child.exited()) launch();
-    },
-    async stop() {
-      wanted = false;
-      await child?.stop();
-    },
+    restarts: () => child.restarts(),
+    start: () => child.start(),
+    stop: () => child.stop(),
   };
 }

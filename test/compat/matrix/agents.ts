@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../../src/api/meta.js';
-import { startChild, type Child } from '../infra/child-process.js';
+import { superviseChild } from '../infra/supervised-child.js';
 import { freePort } from '../infra/ports.js';
 import { applyObjects } from './cluster-setup.js';
 import { ocmTsCommand } from './ocm-ts-cli.js';
@@ -83,20 +83,7 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
             `--listen=127.0.0.1:${await freePort()}`,
           ],
         };
-  let child: Child | undefined;
-  let wanted = false;
-  let restarts = 0;
-  const launch = (): void => {
-    const c = startChild({ name: `agent-${opts.clusterName}`, ...spec, logPath });
-    child = c;
-    c.process.once('exit', () => {
-      if (!wanted || child !== c) return;
-      restarts++;
-      setTimeout(() => {
-        if (wanted && child === c) launch();
-      }, 1000);
-    });
-  };
+  const child = superviseChild({ name: `agent-${opts.clusterName}`, ...spec, logPath });
   return {
     kind: opts.kind,
     clusterName: opts.clusterName,
@@ -104,19 +91,10 @@ export async function createAgent(opts: AgentOptions): Promise<Agent> {
     namespace: opts.namespace,
     hubKubeconfigDir,
     logPath,
-    restarts: () => restarts,
-    start() {
-      wanted = true;
-      if (!child || child.exited()) launch();
-    },
-    async kill() {
-      wanted = false;
-      await child?.kill();
-    },
-    async stop() {
-      wanted = false;
-      await child?.stop();
-    },
+    restarts: () => child.restarts(),
+    start: () => child.start(),
+    kill: () => child.kill(),
+    stop: () => child.stop(),
     async replaceBootstrap(kubeconfigPath) {
       const text = readFileSync(kubeconfigPath, 'utf8');
       writeFileSync(bootstrapPath, text, { mode: 0o600 });
