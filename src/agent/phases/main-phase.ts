@@ -15,23 +15,16 @@ import type { AgentClients } from '../agent-clients.js';
 import type { AgentTimings, SpokeAgentOptions } from '../options/agent-options.js';
 import { clusterStatusUpdater } from '../register/cluster-status-updater.js';
 import { createRegisterSecretController } from '../register/secret-controller.js';
-import type { BootstrapHub, HubTransport } from './bootstrap-hub.js';
+import type { BootstrapHub } from './bootstrap-hub.js';
 import { clusterCsrInformer, watchClusterCsrs } from './cluster-csrs.js';
-import { openHubClient } from './hub-client.js';
+import { openHubClient, type HubClientInput } from './hub-client.js';
 import { mainControllers, type MainControllersInput } from './main-controllers.js';
 import type { AgentNames } from './prepare.js';
 import { runWhenSynced, type RunScope } from './run-scope.js';
 
-export interface HubConnectionInput {
+/** What the main phase's hub client is opened from: the hub kubeconfig (REST) or the gRPC transport. */
+export interface HubConnectionInput extends Omit<HubClientInput, 'phase' | 'kubeconfigFile'> {
   hubKubeconfigFile: string;
-  transport: HubTransport;
-  clusterName: string;
-  /** `--hub-kube-api-qps` / `--hub-kube-api-burst`. */
-  rateLimit?: { qps: number; burst: number };
-  log: Logger;
-  clock: Clock;
-  random: () => number;
-  userAgent: string;
 }
 
 /** The hub client of the main phase, closed when the scope ends. */
