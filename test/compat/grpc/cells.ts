@@ -72,8 +72,10 @@ async function restart(hub: GrpcHub, agent: GrpcAgent): Promise<string> {
   const up = Date.now();
   // OCM's CloudEvents clients share one reconnect backoff (5 s growing to a 1 min cap, with up to
   // 100 % jitter), so its agent can take about two minutes to come back.
+  // Each of its clients backs off on its own: the lease client may be back a minute or more before
+  // the ManagedCluster client whose subscription brings the status controller the cluster again.
   const renewed = await renewedAfter(hub.cp.admin, agent.clusterName, up, 'lease renewed through the restarted gRPC server', RECONNECT_TIMEOUT);
-  await waitCluster(hub.cp.admin, agent.clusterName, 'Available after the gRPC server restart', 60_000, joinedAndAvailable);
+  await waitCluster(hub.cp.admin, agent.clusterName, 'Available after the gRPC server restart', RECONNECT_TIMEOUT, joinedAndAvailable);
   const agentRestarts = agent.restarts() - restartsBefore;
   return `server down ${((up - down) / 1000).toFixed(1)} s, lease renewed ${((renewed - up) / 1000).toFixed(0)} s after it was back${agentRestarts > 0 ? `, agent restarted ${agentRestarts}×` : ''}`;
 }
