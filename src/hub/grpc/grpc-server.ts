@@ -186,8 +186,8 @@ export async function startGrpcHubServer(o: GrpcHubServerOptions): Promise<GrpcH
     }
     for (const h of held) {
       if (present.has(h.resourceID)) continue;
-      const stub: KubeObject = { metadata: { uid: h.resourceID, ...(kind === 'managedClusters' ? { name: cluster } : { namespace: cluster }) } };
-      const out = event(kind, 'delete_request', stub, cluster);
+      const tombstone: KubeObject = { metadata: { uid: h.resourceID, ...(kind === 'managedClusters' ? { name: cluster } : { namespace: cluster }) } };
+      const out = event(kind, 'delete_request', tombstone, cluster);
       out.extensions[extensions.resourceId] = h.resourceID;
       out.extensions[extensions.deletionTimestamp] = now();
       broker.publish(kind, cluster, out);
