@@ -3,7 +3,7 @@
 // rights gets.
 import { createCsr, generateKeyPair } from '../../../../src/util/x509.js';
 import type { HttpAnswer, NormalisedAnswer, Step } from '../types.js';
-import { field, get, itemNames, only, post, put, saveMeta } from './build.js';
+import { field, get, itemNames, only, post, put, rootCaPublished, saveMeta } from './build.js';
 
 const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 const AUTHZ = '/apis/authorization.k8s.io/v1';
@@ -45,6 +45,7 @@ export function authSteps(request: string): Step[] {
   const verdict = only('status.allowed', 'status.denied');
   return [
     post('auth: namespace', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'diff-auth' } }),
+    rootCaPublished('auth: namespace root CA published', 'diff-auth'),
     post('auth: role', `${RBAC}/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] }),
     post('auth: binding to alice', `${RBAC}/rolebindings`, {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'alice-reads' },

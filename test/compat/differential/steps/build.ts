@@ -58,6 +58,18 @@ export const saveMeta = (key: string, metaField = 'resourceVersion'): Record<str
 
 export const until404 = { until: (a: HttpAnswer): boolean => a.status === 404, timeoutMs: 60_000 };
 
+/**
+ * Waits for a new namespace's `kube-root-ca.crt` ConfigMap. kube-controller-manager publishes it a
+ * moment after the namespace is created, so a list of the namespace's ConfigMaps taken at once would
+ * differ by that item depending on timing, not on behaviour.
+ */
+export const rootCaPublished = (name: string, namespace: string): HttpStep =>
+  get(name, `/api/v1/namespaces/${namespace}/configmaps/kube-root-ca.crt`, {
+    until: (a) => a.status === 200,
+    timeoutMs: 30_000,
+    normalise: (n) => ({ status: n.status, body: null }),
+  });
+
 /** Keeps only the status code and the listed fields of the body (for checks about a few fields). */
 export function only(...paths: string[]): (n: NormalisedAnswer) => NormalisedAnswer {
   return (n) => ({ status: n.status, body: Object.fromEntries(paths.map((p) => [p, field(n.body, p)])) });

@@ -1,6 +1,6 @@
 // CRUD on built-in kinds, in a namespace of their own.
 import type { Step } from '../types.js';
-import { get, post } from './build.js';
+import { get, post, rootCaPublished } from './build.js';
 import { crudSteps } from './crud.js';
 
 const NS = 'diff-crud';
@@ -14,6 +14,7 @@ const b64 = (s: string): string => Buffer.from(s).toString('base64');
 export function builtinSteps(): Step[] {
   return [
     post('namespace: create', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, labels: { diff: 'crud' } } }),
+    rootCaPublished('namespace: root CA published', NS),
     get('namespace: get', `/api/v1/namespaces/${NS}`),
     ...crudSteps({
       label: 'configmap', apiVersion: 'v1', kind: 'ConfigMap', collection: core('configmaps'), name: 'diff-cm', namespace: NS,

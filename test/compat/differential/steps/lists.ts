@@ -1,7 +1,7 @@
 // Label and field selectors, limit/continue paging, and watches: resumed from a resourceVersion,
 // from a compacted one, with bookmarks and with initial events.
 import type { HttpAnswer, Step } from '../types.js';
-import { del, field, get, itemNames, patch, post, saveMeta, str, watch } from './build.js';
+import { del, field, get, itemNames, patch, post, rootCaPublished, saveMeta, str, watch } from './build.js';
 
 const NS = 'diff-list';
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
@@ -18,6 +18,7 @@ const saveContinue = { save: { cont: (a: HttpAnswer) => str(a.body, 'metadata.co
 export function listSteps(): Step[] {
   return [
     post('list: namespace', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }),
+    rootCaPublished('list: namespace root CA published', NS),
     ...['a', 'b', 'a', 'c', undefined].map((tier, i) => post(`list: create cm-${i}`, CMS, cm(`cm-${i}`, tier))),
     get('list: label equality', `${CMS}?labelSelector=${q('tier=a')}`),
     get('list: label inequality', `${CMS}?labelSelector=${q('diff=list,tier!=a')}`, names),
