@@ -1,15 +1,22 @@
 // The lease updater of the lease controller: while started, renew the hub Lease
-// `managed-cluster-lease` in the cluster namespace at once and then every duration × (1 + 0.25 U)
-// (the wait starts after each update finishes): GET, set spec.renewTime (MicroTime), UPDATE.
-// Failures are logged and the round skipped; the agent never creates the lease (the hub does).
+// `managed-cluster-lease` in the cluster namespace at once, then again on the schedule of
+// renew-schedule.ts: every duration × (1 + 0.25 U) while renewals succeed (the wait starts after
+// each update finishes), sooner with a capped backoff after a failure. A renewal is GET, set
+// spec.renewTime (MicroTime), UPDATE; a 409 on the update is retried at once from a fresh GET, once.
+// The agent never creates the lease (the hub does).
+//
+// A failure streak is logged once at warn (its first failure) and once at info when a renewal
+// succeeds again; the retries between are debug lines, so a hub outage does not flood the logs of
+// thousands of agents.
 
 import { rfc3339Micro } from '../../api/conditions.js';
 import { names } from '../../api/constants.js';
 import type { Lease } from '../../api/core.js';
+import { ApiStatusError, isConflict } from '../../client/errors.js';
 import type { ResourceClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { jitteredIntervalMs } from './lease-decision.js';
+import { nextRenewDelayMs, type RenewState } from './renew-schedule.js';
 
 export interface LeaseUpdaterOptions {
   clusterName: string;
@@ -20,40 +27,69 @@ export interface LeaseUpdaterOptions {
   log: Logger;
 }
 
+type RenewOutcome = { ok: true } | { ok: false; step: 'get' | 'update'; err: unknown };
+
 export interface LeaseUpdater {
   /** No-op when already running. `parent` ends the loop too. */
   start(durationSeconds: number, parent: AbortSignal): void;
   stop(): void;
   running(): boolean;
-  /** One renewal (exposed for tests). */
-  renew(signal: AbortSignal): Promise<void>;
+  /** One renewal, with its one conflict retry (exposed for tests). */
+  renew(signal: AbortSignal): Promise<RenewOutcome>;
 }
 
 export function createLeaseUpdater(o: LeaseUpdaterOptions): LeaseUpdater {
   let current: AbortController | undefined;
   const leaseRef = `${o.clusterName}/${names.clusterLease}`;
 
-  const renew = async (signal: AbortSignal): Promise<void> => {
+  const attempt = async (signal: AbortSignal): Promise<RenewOutcome> => {
     let lease: Lease;
     try {
       lease = await o.leases.get(names.clusterLease, { signal });
     } catch (err) {
-      if (!signal.aborted) o.log.warn('unable to get cluster lease on hub', { lease: leaseRef, err });
-      return;
+      return { ok: false, step: 'get', err };
     }
     lease.spec = { ...(lease.spec ?? {}), renewTime: rfc3339Micro(new Date(o.clock.now())) };
     try {
       await o.leases.update(lease, { signal });
+      return { ok: true };
     } catch (err) {
-      if (!signal.aborted) o.log.warn('unable to update cluster lease on hub', { lease: leaseRef, err });
+      return { ok: false, step: 'update', err };
     }
   };
 
+  const renew = async (signal: AbortSignal): Promise<RenewOutcome> => {
+    const first = await attempt(signal);
+    // Someone else wrote the lease between our GET and UPDATE: a fresh GET will do.
+    if (!first.ok && first.step === 'update' && isConflict(first.err) && !signal.aborted) return attempt(signal);
+    return first;
+  };
+
   const loop = async (durationSeconds: number, signal: AbortSignal): Promise<void> => {
+    const state: RenewState = { failures: 0 };
+    let streakStart = 0;
     while (!signal.aborted) {
-      await renew(signal);
+      const r = await renew(signal);
+      if (signal.aborted) return;
+      if (r.ok) {
+        if (state.failures > 0) o.log.info('cluster lease renewed on hub again', { lease: leaseRef, failedAttempts: state.failures, afterMs: o.clock.now() - streakStart });
+        state.failures = 0;
+        delete state.retryAfterSeconds;
+      } else {
+        const msg = r.step === 'get' ? 'unable to get cluster lease on hub' : 'unable to update cluster lease on hub';
+        if (state.failures === 0) {
+          streakStart = o.clock.now();
+          o.log.warn(`${msg}; retrying with backoff`, { lease: leaseRef, err: r.err });
+        } else {
+          o.log.debug(msg, { lease: leaseRef, failedAttempts: state.failures + 1, err: r.err });
+        }
+        state.failures++;
+        const ra = r.err instanceof ApiStatusError ? r.err.retryAfterSeconds : undefined;
+        if (ra !== undefined) state.retryAfterSeconds = ra;
+        else delete state.retryAfterSeconds;
+      }
       try {
-        await o.clock.sleep(jitteredIntervalMs(durationSeconds, o.random()), signal);
+        await o.clock.sleep(nextRenewDelayMs(durationSeconds, state, o.random()), signal);
       } catch {
         return; // aborted
       }
