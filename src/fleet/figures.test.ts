@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FleetSample } from './fleet.js';
 import { formatReport, joinRate, peak, progressLine } from './figures.js';
-import { quantile, Reservoir } from './stats.js';
+import { countsBetween, quantile, Reservoir } from './stats.js';
 
 const sample = (atMs: number, joined: number, extra: Partial<FleetSample> = {}): FleetSample => ({
   atMs,
@@ -36,10 +36,20 @@ test('should print the final report, with the hub restart when there was one', (
     storm: { durationMs: 4000, joinsPerSecond: 0.5 },
     leaseUpdate: { count: 4, failures: 0, p50Ms: 3, p99Ms: 9 },
     openWatches: 6,
-    hubRestart: { downMs: 3000, hubStartMs: 2000, availableMs: 200, recoverMs: 500, markedUnknown: 0, newCsrs: 0, rebootstraps: 0, agentRestarts: 0 },
+    hubRestart: { downMs: 3000, hubStartMs: 2000, availableMs: 200, recoverMs: 500, markedUnknown: 0, newCsrs: 0, rebootstraps: 0, agentRestarts: 0,
+      leaseRequests: { whileDown: { total: 6, max: 4, mean: 3 }, recovery: { total: 4, max: 2, mean: 2 } },
+    },
   });
   assert.match(text, /join storm: 4\.0 s \(0\.5 joins\/s\)/);
   assert.match(text, /new CSRs 0, re-bootstraps 0/);
+  assert.match(text, /lease requests per cluster: 3\.0 \(at most 4\) while the hub was down, 2\.0 \(at most 2\) from its return/);
+});
+
+test('should count per-cluster growth between two snapshots over the members only', () => {
+  const before = new Map([['a', 5], ['b', 1], ['x', 0]]);
+  const after = new Map([['a', 8], ['b', 1], ['c', 2], ['x', 9]]);
+  assert.deepEqual(countsBetween(before, after, ['a', 'b', 'c']), { total: 5, max: 3, mean: 5 / 3 });
+  assert.deepEqual(countsBetween(before, after, []), { total: 0, max: 0, mean: 0 });
 });
 
 test('should keep a bounded uniform sample and nearest-rank quantiles', () => {

@@ -5,6 +5,7 @@
 import type { Clock } from '../util/clock.js';
 import type { Fleet } from './fleet.js';
 import { csrCount, leasesRenewedSince } from './hub-figures.js';
+import { countsBetween, type PerClusterCounts } from './stats.js';
 
 export interface HubRestartResult {
   downMs: number;
@@ -21,6 +22,8 @@ export interface HubRestartResult {
   rebootstraps: number;
   /** Agents' start sequence re-runs during the drill (in-process restarts). */
   agentRestarts: number;
+  /** Lease requests (GET and PUT) the agents sent while the hub was down, and from its return until every lease was renewed. */
+  leaseRequests: { whileDown: PerClusterCounts; recovery: PerClusterCounts };
 }
 
 export interface HubRestartOptions {
@@ -43,11 +46,13 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   const before = fleet.agentTotals();
   const unknownBefore = fleet.board.unknownTransitions();
   const killedAt = o.clock.now();
+  const requestsAtKill = fleet.probe.leaseRequestsByCluster();
   await hub.kill();
   o.say?.(`hub killed (SIGKILL); down for ${(o.downMs / 1000).toFixed(0)} s`);
   await o.clock.sleep(o.downMs, signal);
   await hub.restart();
   const backAt = o.clock.now();
+  const requestsAtBack = fleet.probe.leaseRequestsByCluster();
   o.say?.(`hub serving again after ${((backAt - killedAt) / 1000).toFixed(1)} s`);
   const deadline = backAt + (o.timeoutMs ?? 600_000);
   let availableAt: number | undefined;
@@ -66,6 +71,7 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
     await o.clock.sleep(o.pollMs ?? 500, signal);
   }
   const recoveredAt = o.clock.now();
+  const requestsAtRecovery = fleet.probe.leaseRequestsByCluster();
   const after = fleet.agentTotals();
   return {
     downMs: backAt - killedAt,
@@ -76,5 +82,6 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
     newCsrs: (await csrCount(admin, signal)) - csrsBefore,
     rebootstraps: after.bootstraps - before.bootstraps,
     agentRestarts: after.runs - before.runs,
+    leaseRequests: { whileDown: countsBetween(requestsAtKill, requestsAtBack, members), recovery: countsBetween(requestsAtBack, requestsAtRecovery, members) },
   };
 }

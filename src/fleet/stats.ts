@@ -40,3 +40,25 @@ export class Reservoir {
     this.seen = 0;
   }
 }
+
+export interface PerClusterCounts {
+  total: number;
+  /** The most any one cluster made. */
+  max: number;
+  /** total / clusters (0 for no clusters). */
+  mean: number;
+}
+
+/** Growth of per-cluster counters between two snapshots, over `members` (clusters without counts made none). */
+export function countsBetween(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>, members: Iterable<string>): PerClusterCounts {
+  let total = 0;
+  let max = 0;
+  let n = 0;
+  for (const m of members) {
+    const d = Math.max(0, (after.get(m) ?? 0) - (before.get(m) ?? 0));
+    total += d;
+    max = Math.max(max, d);
+    n++;
+  }
+  return { total, max, mean: n > 0 ? total / n : 0 };
+}
