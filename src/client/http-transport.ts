@@ -1,4 +1,5 @@
-// One HTTPS (or HTTP) transport per client: a keep-alive agent, TLS material taken from the
+// One HTTPS (or HTTP) transport per client: HTTP/2 when the server offers it (one session per
+// loaded config, see ./http2-transport.ts), else a keep-alive agent; TLS material taken from the
 // ConfigSource for each request (so a rotated certificate is used by the next new connection: the
 // agent pools connections by TLS options), bearer tokens, timeouts and abort signals.
 //
@@ -8,18 +9,23 @@
 
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { isIP } from 'node:net';
 import { createSecureContext, type ConnectionOptions, type SecureContext } from 'node:tls';
-import type { IncomingMessage } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { ClientConfig, ConfigSource } from './kubeconfig.js';
 import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
 import type { Status } from '../api/meta.js';
 import { errorMessage } from '../util/errors.js';
+import { http1Response, type HttpResponse } from './http-response.js';
+import { createHttp2Sessions, type Http2Options, type TlsTarget } from './http2-transport.js';
 
 export interface TransportOptions {
   source: ConfigSource;
   userAgent: string;
   /** Default timeout for non-streaming requests (0 = none). */
   timeoutMs: number;
+  /** HTTP/2 health-check durations; false = HTTP/1.1 only. */
+  http2?: Http2Options | false;
 }
 
 interface SendOptions {
@@ -35,13 +41,14 @@ interface SendOptions {
 export interface Transport {
   readonly server: string;
   /** Sends a request and resolves with the response once headers arrive (the body is unread). */
-  send(opts: SendOptions): Promise<IncomingMessage>;
+  send(opts: SendOptions): Promise<HttpResponse>;
   close(): void;
 }
 
 export function createTransport(opts: TransportOptions): Transport {
   const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 16, timeout: 60_000 });
   const httpAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 16, timeout: 60_000 });
+  const h2 = opts.http2 === false ? undefined : createHttp2Sessions({ ...opts.http2, connectTimeoutMs: opts.timeoutMs > 0 ? opts.timeoutMs : 30_000 });
   // A reload gives a new config object, hence a new context.
   const contexts = new WeakMap<ClientConfig, SecureContext>();
   /**
@@ -69,7 +76,7 @@ export function createTransport(opts: TransportOptions): Transport {
     get server(): string {
       return opts.source.current().server;
     },
-    send(s: SendOptions): Promise<IncomingMessage> {
+    async send(s: SendOptions): Promise<HttpResponse> {
       const cfg = opts.source.current();
       const url = new URL(cfg.server + s.path);
       const headers: Record<string, string | string[]> = { 'User-Agent': opts.userAgent, Accept: 'application/json' };
@@ -106,7 +113,27 @@ export function createTransport(opts: TransportOptions): Transport {
       }
       // Streams have no overall timeout, but their response headers must still arrive in time.
       const headersTimeoutMs = timeoutMs > 0 ? 0 : opts.timeoutMs;
-      return new Promise<IncomingMessage>((resolvePromise, reject) => {
+      if (isHttps && h2) {
+        const hostname = url.hostname.replace(/^\[|\]$/g, '');
+        const context = contextOf(cfg);
+        const target: TlsTarget = {
+          origin: url.origin,
+          host: hostname,
+          port: Number(url.port || 443),
+          rejectUnauthorized: !cfg.insecureSkipTlsVerify,
+          // As the https agent does: SNI names the host unless it is an address.
+          ...(cfg.tlsServerName ? { servername: cfg.tlsServerName } : isIP(hostname) === 0 ? { servername: hostname } : {}),
+          ...(context ? { secureContext: context } : { ca: cfg.caPem, cert: cfg.certPem, key: cfg.keyPem }),
+        };
+        let res: HttpResponse | 'http/1.1';
+        try {
+          res = await h2.send(cfg, target, { headers: http2Headers(s.method, url, headers), body: s.body, signal, headersTimeoutMs });
+        } catch (err) {
+          throw s.signal?.aborted ? (s.signal.reason ?? err) : new NetworkError(`${s.method} ${s.path}: ${errorMessage(err)}`, { cause: err });
+        }
+        if (res !== 'http/1.1') return res;
+      }
+      return new Promise<HttpResponse>((resolvePromise, reject) => {
         let req: http.ClientRequest;
         let headersTimer: NodeJS.Timeout | undefined;
         try {
@@ -117,7 +144,7 @@ export function createTransport(opts: TransportOptions): Transport {
           }
           req = (isHttps ? https : http).request(reqOpts, (res) => {
             if (headersTimer) clearTimeout(headersTimer);
-            resolvePromise(res);
+            resolvePromise(http1Response(res, req.reusedSocket));
           });
           if (headersTimeoutMs > 0) {
             headersTimer = setTimeout(() => req.destroy(new Error(`no response headers within ${headersTimeoutMs} ms`)), headersTimeoutMs);
@@ -136,17 +163,25 @@ export function createTransport(opts: TransportOptions): Transport {
       });
     },
     close(): void {
+      h2?.close();
       httpsAgent.destroy();
       httpAgent.destroy();
     },
   };
 }
 
+/** HTTP/2 request headers: pseudo-headers first, names in lower case as the protocol requires. */
+function http2Headers(method: string, url: URL, headers: Record<string, string | string[]>): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = { ':method': method, ':path': url.pathname + url.search };
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+  return out;
+}
+
 /** Reads a whole response body as text. */
-export async function readBody(res: IncomingMessage, what: string): Promise<string> {
+export async function readBody(res: HttpResponse, what: string): Promise<string> {
   const chunks: Buffer[] = [];
   try {
-    for await (const c of res) chunks.push(c as Buffer);
+    for await (const c of res) chunks.push(c);
   } catch (err) {
     throw new NetworkError(`${what}: reading the response failed: ${errorMessage(err)}`, { cause: err });
   }
@@ -154,8 +189,8 @@ export async function readBody(res: IncomingMessage, what: string): Promise<stri
 }
 
 /** The error for a non-2xx answer whose body has been read. */
-export function statusErrorFrom(res: IncomingMessage, text: string): ApiStatusError {
-  const code = res.statusCode ?? 0;
+export function statusErrorFrom(res: HttpResponse, text: string): ApiStatusError {
+  const code = res.statusCode;
   let status: Status | undefined;
   try {
     const parsed: unknown = JSON.parse(text);

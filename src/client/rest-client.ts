@@ -1,11 +1,12 @@
-// createKubeClient: the KubeClient/ResourceClient implementation over node:https (keep-alive,
+// createKubeClient: the KubeClient/ResourceClient implementation over HTTP/2 or HTTPS (keep-alive,
 // JSON, an AbortSignal on every call). Watches are one streaming GET decoded line by line in order.
 
-import type { IncomingMessage } from 'node:http';
 import type { KubeList, KubeObject, WatchEvent } from '../api/meta.js';
 import { nullLogger, type Logger } from '../util/logger.js';
 import { NetworkError } from './errors.js';
 import { createTransport, readBody, statusErrorFrom, type Transport } from './http-transport.js';
+import type { HttpResponse } from './http-response.js';
+import type { Http2Options } from './http2-transport.js';
 import { fileConfigSource, staticConfigSource, type ClientConfig, type ConfigSource } from './kubeconfig.js';
 import { patchContentTypes, queryString, resourcePath, type QueryValue } from './request-path.js';
 import type {
@@ -34,6 +35,8 @@ export interface KubeClientOptions {
    * `qps` per second, one token per request (watches included). Omitted or qps <= 0 = no limit.
    */
   rateLimit?: { qps: number; burst: number };
+  /** HTTP/2 health-check durations (defaults as client-go's); false = HTTP/1.1 only. */
+  http2?: Http2Options | false;
 }
 
 export type KubeClientConfig = ClientConfig | { kubeconfigPath: string; context?: string };
@@ -50,13 +53,18 @@ export function createKubeClient(config: KubeClientConfig, opts: KubeClientOptio
           },
         })
       : staticConfigSource(config);
-  const transport = createTransport({ source, userAgent: opts.userAgent ?? 'ocm-ts', timeoutMs: opts.timeoutMs ?? 30_000 });
+  const transport = createTransport({
+    source,
+    userAgent: opts.userAgent ?? 'ocm-ts',
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    ...(opts.http2 !== undefined ? { http2: opts.http2 } : {}),
+  });
   return new RestClient(opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport, log);
 }
 
 /** Whether the request went over a kept-alive connection (a new one costs a TLS handshake). */
-function connectionOf(res: IncomingMessage): 'reused' | 'new' {
-  return (res as IncomingMessage & { req?: { reusedSocket?: boolean } }).req?.reusedSocket ? 'reused' : 'new';
+function connectionOf(res: HttpResponse): 'reused' | 'new' {
+  return res.reusedConnection ? 'reused' : 'new';
 }
 
 /** Each send waits for a token of the bucket (aborting the wait with the request's signal). */
@@ -94,7 +102,7 @@ class RestClient implements KubeClient {
     const started = performance.now();
     const res = await this.transport.send({ method, path, body: text, contentType: opts.contentType, signal: opts.signal });
     const answer = await readBody(res, `${method} ${path}`);
-    const code = res.statusCode ?? 0;
+    const code = res.statusCode;
     // One line per round trip (debug and trace levels): counting them shows where a flow waits.
     this.log.debug('http', { method, path, code, durationMs: performance.now() - started, connection: connectionOf(res) });
     if (code < 200 || code > 299) throw statusErrorFrom(res, answer);
@@ -110,11 +118,11 @@ class RestClient implements KubeClient {
   async probe(path: string, opts: CallOptions & { timeoutMs?: number } = {}): Promise<{ statusCode: number; body: string }> {
     const res = await this.transport.send({ method: 'GET', path, signal: opts.signal, timeoutMs: opts.timeoutMs });
     const body = await readBody(res, `GET ${path}`);
-    return { statusCode: res.statusCode ?? 0, body };
+    return { statusCode: res.statusCode, body };
   }
 
   /** Opens a streaming GET; throws ApiStatusError on non-200. */
-  async stream(path: string, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+  async stream(path: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
     const started = performance.now();
     const res = await this.transport.send({ method: 'GET', path, signal, timeoutMs: 0 });
     this.log.debug('http watch opened', { path, code: res.statusCode, durationMs: performance.now() - started, connection: connectionOf(res) });
@@ -234,7 +242,7 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
 }
 
 /** Turns a stream cut short (reset, server gone) into a NetworkError; abort reasons pass through. */
-async function* wrapStreamErrors(res: IncomingMessage, path: string): AsyncGenerator<unknown> {
+async function* wrapStreamErrors(res: HttpResponse, path: string): AsyncGenerator<unknown> {
   try {
     for await (const chunk of res) yield chunk;
   } catch (err) {

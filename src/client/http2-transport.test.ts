@@ -1,0 +1,240 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as http2 from 'node:http2';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { IncomingMessage } from 'node:http';
+import { createSelfSignedCa, generateKeyPair, issueCertificate } from '../util/x509.js';
+import { createKubeClient } from './rest-client.js';
+import { createTransport, readBody } from './http-transport.js';
+import type { ClientConfig } from './kubeconfig.js';
+import { resourceTypes } from './resource-types.js';
+import { NetworkError } from './errors.js';
+import type { KubeObject, WatchEvent } from '../api/meta.js';
+
+interface Pki {
+  caPem: string;
+  serverCert: string;
+  serverKey: string;
+  client(cn: string): Promise<{ certPem: string; keyPem: string }>;
+}
+
+const day = 24 * 3600 * 1000;
+
+async function makePki(): Promise<Pki> {
+  const notBefore = new Date(Date.now() - 60_000);
+  const notAfter = new Date(Date.now() + day);
+  const ca = await createSelfSignedCa({ commonName: 'test-ca', notBefore, notAfter });
+  const leaf = async (cn: string, server: boolean): Promise<{ certPem: string; keyPem: string }> => {
+    const key = await generateKeyPair();
+    const certPem = await issueCertificate({
+      ca,
+      subject: { commonName: cn },
+      publicKey: key.publicKeyPem,
+      notBefore,
+      notAfter,
+      keyUsages: ['digitalSignature'],
+      extKeyUsages: [server ? 'serverAuth' : 'clientAuth'],
+      ...(server ? { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] } : {}),
+    });
+    return { certPem, keyPem: key.privateKeyPem };
+  };
+  const server = await leaf('server', true);
+  return { caPem: ca.certPem, serverCert: server.certPem, serverKey: server.keyPem, client: (cn) => leaf(cn, false) };
+}
+
+const pkiPromise = makePki();
+
+type Req = IncomingMessage | http2.Http2ServerRequest;
+/** What the handler uses of an HTTP/1.1 or HTTP/2 response. */
+interface Res {
+  writeHead(code: number, headers: Record<string, string>): unknown;
+  write(chunk: string): unknown;
+  end(chunk: string): unknown;
+  once(event: 'close', f: () => void): unknown;
+}
+
+/** whoami answers who the client is; a watch sends one ADDED event and stays open. */
+function handler(watches: Res[]) {
+  return (req: Req, res: Res): void => {
+    const url = new URL(req.url ?? '/', 'https://x');
+    if (url.searchParams.get('watch') === 'true') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } }) + '\n');
+      watches.push(res);
+      return;
+    }
+    const peer = (req.socket as TLSSocket).getPeerCertificate();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ cn: peer.subject?.CN ?? '', auth: req.headers.authorization ?? '', user: req.headers['impersonate-user'] ?? '', httpVersion: req.httpVersion }));
+  };
+}
+
+interface H2Server {
+  url: string;
+  port: number;
+  sessions: http2.ServerHttp2Session[];
+  watches: Res[];
+}
+
+async function startH2(t: { after(fn: () => void | Promise<void>): void }, pki: Pki): Promise<H2Server> {
+  const watches: Res[] = [];
+  const sessions: http2.ServerHttp2Session[] = [];
+  const server = http2.createSecureServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.caPem, requestCert: true, rejectUnauthorized: false, allowHTTP1: true }, handler(watches));
+  server.on('session', (s: http2.ServerHttp2Session) => sessions.push(s));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  t.after(async () => {
+    for (const s of sessions) s.destroy();
+    await new Promise((r) => server.close(r));
+  });
+  return { url: `https://127.0.0.1:${port}`, port, sessions, watches };
+}
+
+async function clientConfig(pki: Pki, server: string, cn = 'agent'): Promise<ClientConfig> {
+  const c = await pki.client(cn);
+  return { server, caPem: pki.caPem, certPem: c.certPem, keyPem: c.keyPem, token: 'secret-token', contextName: 'test' };
+}
+
+interface WhoAmI {
+  cn: string;
+  auth: string;
+  user: string;
+  httpVersion: string;
+}
+
+/** Reads one event, then returns the iterator so the stream stays open. */
+async function firstEvent(iter: AsyncIterator<WatchEvent<KubeObject>>): Promise<WatchEvent<KubeObject>> {
+  const r = await iter.next();
+  assert.equal(r.done, false);
+  return r.value as WatchEvent<KubeObject>;
+}
+
+test('should share one HTTP/2 session for many requests and several watches, presenting the client certificate and token', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  const client = createKubeClient({ ...(await clientConfig(pki, s.url)), impersonate: { user: 'someone', groups: ['g1', 'g2'] } });
+  t.after(() => client.close());
+  const answers = await Promise.all(Array.from({ length: 20 }, () => client.request<WhoAmI>('GET', '/whoami')));
+  for (const a of answers) assert.deepEqual(a, { cn: 'agent', auth: 'Bearer secret-token', user: 'someone', httpVersion: '2.0' });
+  const ac = new AbortController();
+  const iters = [0, 1, 2].map(() => client.resource(resourceTypes.secrets, 'ns').watch({ signal: ac.signal })[Symbol.asyncIterator]());
+  for (const it of iters) assert.equal((await firstEvent(it)).object.metadata.name, 'a');
+  await client.request('GET', '/whoami');
+  assert.equal(s.sessions.length, 1);
+  assert.equal(s.watches.length, 3);
+  ac.abort();
+});
+
+test('should fall back to HTTP/1.1 against a server without h2', async (t) => {
+  const pki = await pkiPromise;
+  const watches: Res[] = [];
+  const server = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.caPem, requestCert: true, rejectUnauthorized: false }, handler(watches));
+  let connections = 0;
+  server.on('connection', () => connections++);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  const client = createKubeClient(await clientConfig(pki, `https://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  t.after(() => client.close());
+  const a = await client.request<WhoAmI>('GET', '/whoami');
+  assert.deepEqual(a, { cn: 'agent', auth: 'Bearer secret-token', user: '', httpVersion: '1.1' });
+  const ac = new AbortController();
+  const it = client.resource(resourceTypes.secrets, 'ns').watch({ signal: ac.signal })[Symbol.asyncIterator]();
+  assert.equal((await firstEvent(it)).type, 'ADDED');
+  for (let i = 0; i < 5; i++) assert.equal((await client.request<WhoAmI>('GET', '/whoami')).httpVersion, '1.1');
+  // The protocol probe, the kept-alive request connection and the watch's own connection.
+  assert.equal(connections, 3);
+  ac.abort();
+});
+
+test('should end an in-flight watch with a NetworkError when the server drops the session, and reconnect for the next request', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  const client = createKubeClient(await clientConfig(pki, s.url));
+  t.after(() => client.close());
+  const it = client.resource(resourceTypes.secrets, 'ns').watch()[Symbol.asyncIterator]();
+  await firstEvent(it);
+  s.sessions[0]?.destroy();
+  await assert.rejects(it.next(), NetworkError);
+  assert.equal((await client.request<WhoAmI>('GET', '/whoami')).httpVersion, '2.0');
+  assert.equal(s.sessions.length, 2);
+});
+
+test('should open a new session for a rotated certificate and close the old one once its streams end', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  let cfg = await clientConfig(pki, s.url, 'first');
+  const transport = createTransport({ source: { current: () => cfg }, userAgent: 'test', timeoutMs: 5000 });
+  t.after(() => transport.close());
+  const who = async (): Promise<WhoAmI> => JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/whoami' }), 'whoami')) as WhoAmI;
+  assert.equal((await who()).cn, 'first');
+  const watch = await transport.send({ method: 'GET', path: '/w?watch=true', timeoutMs: 0 });
+  cfg = await clientConfig(pki, s.url, 'second');
+  assert.equal((await who()).cn, 'second');
+  assert.equal(s.sessions.length, 2);
+  const oldSession = s.sessions[0];
+  assert.ok(oldSession);
+  const oldClosed = new Promise((r) => oldSession.once('close', r));
+  // The old session still carries its watch until the watch ends.
+  const event = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } }) + '\n';
+  s.watches[0]?.end(event);
+  assert.equal(await readBody(watch, 'watch'), event + event);
+  await oldClosed;
+  assert.equal((await who()).cn, 'second');
+  assert.equal(s.sessions.length, 2);
+});
+
+test('should cancel only the aborted watch stream and keep the session', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  const client = createKubeClient(await clientConfig(pki, s.url));
+  t.after(() => client.close());
+  const ac = new AbortController();
+  const it = client.resource(resourceTypes.secrets, 'ns').watch({ signal: ac.signal })[Symbol.asyncIterator]();
+  await firstEvent(it);
+  const serverSaw = new Promise<void>((r) => s.watches[0]?.once('close', () => r()));
+  ac.abort();
+  await assert.rejects(it.next(), { name: 'AbortError' });
+  await serverSaw;
+  assert.equal((await client.request<WhoAmI>('GET', '/whoami')).httpVersion, '2.0');
+  assert.equal(s.sessions.length, 1);
+});
+
+test('should destroy a session whose ping is not answered, failing its watch', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  // A TCP relay that can stop forwarding, like a hub gone without a reset.
+  const relayed: net.Socket[] = [];
+  let frozen = false;
+  const relay = net.createServer((down) => {
+    const up = net.connect(s.port, '127.0.0.1');
+    relayed.push(down, up);
+    down.on('data', (d: Buffer) => {
+      if (!frozen) up.write(d);
+    });
+    up.on('data', (d: Buffer) => {
+      if (!frozen) down.write(d);
+    });
+    down.on('error', () => up.destroy());
+    up.on('error', () => down.destroy());
+    down.on('close', () => up.destroy());
+    up.on('close', () => down.destroy());
+  });
+  await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+  t.after(async () => {
+    for (const c of relayed) c.destroy();
+    await new Promise((r) => relay.close(r));
+  });
+  const cfg = await clientConfig(pki, `https://127.0.0.1:${(relay.address() as AddressInfo).port}`);
+  const client = createKubeClient(cfg, { http2: { readIdleMs: 50, pingTimeoutMs: 100 } });
+  t.after(() => client.close());
+  const it = client.resource(resourceTypes.secrets, 'ns').watch()[Symbol.asyncIterator]();
+  await firstEvent(it);
+  frozen = true;
+  await assert.rejects(it.next(), (err: unknown) => err instanceof NetworkError && /ping/.test(err.message));
+});

@@ -1,0 +1,336 @@
+// HTTP/2 for the REST client: one session per (server origin, loaded config), i.e. per identity,
+// so every request and watch of a client shares one TLS connection, as client-go does.
+//
+// The first request for a config opens a TLS connection offering h2 then http/1.1. When the server
+// picks h2 the socket becomes the session; otherwise the answer is remembered for that config and
+// the caller uses its HTTP/1.1 path (servers without h2 behave exactly as before).
+//
+// Lifecycle: a session that errs, closes or receives GOAWAY is forgotten, so the next request
+// reconnects; its in-flight streams fail. A session from an older config (a rotated certificate)
+// is closed gracefully once the new config's session is up: it ends when its last stream does.
+// A session read from for no `readIdleMs` is pinged and destroyed when the answer takes longer than
+// `pingTimeoutMs`, so a hub that vanished without a TCP reset is noticed. A session without active
+// streams is unreferenced, like the keep-alive agent's idle sockets: it never keeps a process alive.
+
+import * as http2 from 'node:http2';
+import * as tls from 'node:tls';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { ClientConfig } from './kubeconfig.js';
+import type { HttpResponse } from './http-response.js';
+
+export interface Http2Options {
+  /** Ping a session after this long without reading from it (client-go's ReadIdleTimeout; default 30 s). */
+  readIdleMs?: number;
+  /** Destroy a session whose ping is not answered within this (client-go's PingTimeout; default 15 s). */
+  pingTimeoutMs?: number;
+}
+
+/** Where and how to open the TLS connection for one config. */
+export interface TlsTarget {
+  /** `https://host:port`, the session's authority. */
+  origin: string;
+  host: string;
+  port: number;
+  servername?: string;
+  secureContext?: tls.SecureContext;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  rejectUnauthorized: boolean;
+}
+
+export interface StreamRequest {
+  /** Lower-case names, pseudo-headers included. */
+  headers: OutgoingHttpHeaders;
+  body?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Fails the request when no response headers arrive in time (0 = no limit); connecting counts. */
+  headersTimeoutMs: number;
+}
+
+export interface Http2Sessions {
+  /** Sends over the config's session; `'http/1.1'` when the server does not speak h2 (nothing was sent). */
+  send(cfg: ClientConfig, target: TlsTarget, req: StreamRequest): Promise<HttpResponse | 'http/1.1'>;
+  /** Number of sessions open or closing (for tests and traces). */
+  readonly sessionCount: number;
+  /** Destroys every session; later requests open new ones. */
+  close(): void;
+}
+
+/** One session and what its health check and reference counting need. */
+class Conn {
+  active = 0;
+  lastRead = Date.now();
+  constructor(
+    readonly session: http2.ClientHttp2Session,
+    readonly cfg: ClientConfig,
+  ) {}
+  get usable(): boolean {
+    return !this.session.closed && !this.session.destroyed;
+  }
+  touch(): void {
+    this.lastRead = Date.now();
+  }
+  streamOpened(): void {
+    if (this.active++ === 0) this.session.ref();
+  }
+  streamClosed(): void {
+    if (--this.active === 0 && !this.session.destroyed) this.session.unref();
+  }
+}
+
+type Entry = { kind: 'http/1.1' } | { kind: 'h2'; conn: Conn } | { kind: 'connecting'; ready: Promise<Conn | 'http/1.1'> };
+
+export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: number }): Http2Sessions {
+  const readIdleMs = opts.readIdleMs ?? 30_000;
+  const pingTimeoutMs = opts.pingTimeoutMs ?? 15_000;
+  // A reload gives a new config object, hence a new session (and a new protocol probe).
+  let entries = new WeakMap<ClientConfig, Map<string, Entry>>();
+  const live = new Set<Conn>();
+  let generation = 0;
+
+  const entriesOf = (cfg: ClientConfig): Map<string, Entry> => {
+    let m = entries.get(cfg);
+    if (m === undefined) {
+      m = new Map();
+      entries.set(cfg, m);
+    }
+    return m;
+  };
+
+  /** Closes, once their streams end, the sessions of configs older than the one that just connected. */
+  const retireOthers = (cfg: ClientConfig): void => {
+    for (const c of live) if (c.cfg !== cfg && !c.session.closed) c.session.close();
+  };
+
+  const watchHealth = (conn: Conn): void => {
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (ms: number): void => {
+      timer = setTimeout(check, ms);
+      timer.unref();
+    };
+    const check = (): void => {
+      if (!conn.usable) return;
+      const idle = Date.now() - conn.lastRead;
+      if (idle < readIdleMs) return arm(readIdleMs - idle);
+      const deadline = setTimeout(() => conn.session.destroy(new Error(`HTTP/2 ping not answered within ${pingTimeoutMs} ms`)), pingTimeoutMs);
+      deadline.unref();
+      let sent = false;
+      try {
+        sent = conn.session.ping((err) => {
+          clearTimeout(deadline);
+          if (err) {
+            if (!conn.session.destroyed) conn.session.destroy(err);
+            return;
+          }
+          conn.touch();
+          arm(readIdleMs);
+        });
+      } catch {
+        // the session closed meanwhile: its 'close' handler cleans up
+      }
+      if (!sent) {
+        clearTimeout(deadline);
+        if (conn.usable) arm(readIdleMs);
+      }
+    };
+    arm(readIdleMs);
+    conn.session.once('close', () => clearTimeout(timer));
+  };
+
+  const openSession = (cfg: ClientConfig, origin: string, socket: tls.TLSSocket): Conn => {
+    const session = http2.connect(origin, { createConnection: () => socket });
+    const conn = new Conn(session, cfg);
+    live.add(conn);
+    const forget = (): void => {
+      const m = entries.get(cfg);
+      const e = m?.get(origin);
+      if (e?.kind === 'h2' && e.conn === conn) m?.delete(origin);
+    };
+    // Streams see the session's error themselves; without a listener it would crash the process.
+    session.on('error', forget);
+    session.once('goaway', forget);
+    session.once('close', () => {
+      forget();
+      live.delete(conn);
+    });
+    session.unref();
+    watchHealth(conn);
+    return conn;
+  };
+
+  const connect = (cfg: ClientConfig, target: TlsTarget): Promise<Conn | 'http/1.1'> => {
+    const gen = generation;
+    return negotiate(target, opts.connectTimeoutMs).then((socket) => {
+      if (socket.alpnProtocol !== 'h2') {
+        socket.destroy();
+        return 'http/1.1';
+      }
+      const conn = openSession(cfg, target.origin, socket);
+      if (gen !== generation) {
+        conn.session.destroy();
+        throw new Error('the client was closed');
+      }
+      retireOthers(cfg);
+      return conn;
+    });
+  };
+
+  const acquire = async (cfg: ClientConfig, target: TlsTarget): Promise<{ conn: Conn; reused: boolean } | 'http/1.1'> => {
+    const m = entriesOf(cfg);
+    const e = m.get(target.origin);
+    if (e?.kind === 'http/1.1') return 'http/1.1';
+    if (e?.kind === 'h2' && e.conn.usable) return { conn: e.conn, reused: true };
+    if (e?.kind === 'connecting') {
+      const r = await e.ready;
+      if (r === 'http/1.1' || r.usable) return r === 'http/1.1' ? r : { conn: r, reused: false };
+    }
+    const ready = connect(cfg, target);
+    const entry: Entry = { kind: 'connecting', ready };
+    m.set(target.origin, entry);
+    try {
+      const r = await ready;
+      if (m.get(target.origin) === entry) m.set(target.origin, r === 'http/1.1' ? { kind: 'http/1.1' } : { kind: 'h2', conn: r });
+      return r === 'http/1.1' ? r : { conn: r, reused: false };
+    } catch (err) {
+      if (m.get(target.origin) === entry) m.delete(target.origin);
+      throw err;
+    }
+  };
+
+  return {
+    async send(cfg, target, req) {
+      const started = Date.now();
+      const got = await bounded(acquire(cfg, target), req.signal, req.headersTimeoutMs);
+      if (got === 'http/1.1') return got;
+      const left = req.headersTimeoutMs > 0 ? Math.max(1, req.headersTimeoutMs - (Date.now() - started)) : 0;
+      return request(got.conn, got.reused, { ...req, headersTimeoutMs: left });
+    },
+    get sessionCount() {
+      return live.size;
+    },
+    close() {
+      generation++;
+      entries = new WeakMap();
+      for (const c of live) c.session.destroy();
+    },
+  };
+}
+
+/** TLS connection offering h2 then http/1.1; resolves once the handshake is done. */
+function negotiate(t: TlsTarget, timeoutMs: number): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({
+      host: t.host,
+      port: t.port,
+      ALPNProtocols: ['h2', 'http/1.1'],
+      rejectUnauthorized: t.rejectUnauthorized,
+      ...(t.servername !== undefined ? { servername: t.servername } : {}),
+      ...(t.secureContext ? { secureContext: t.secureContext } : {}),
+      ...(t.ca !== undefined ? { ca: t.ca } : {}),
+      ...(t.cert !== undefined ? { cert: t.cert } : {}),
+      ...(t.key !== undefined ? { key: t.key } : {}),
+    });
+    const fail = (err: Error): void => {
+      socket.destroy();
+      reject(err);
+    };
+    if (timeoutMs > 0) socket.setTimeout(timeoutMs, () => fail(new Error(`TLS handshake not done within ${timeoutMs} ms`)));
+    socket.once('error', fail);
+    socket.once('secureConnect', () => {
+      socket.setTimeout(0);
+      socket.off('error', fail);
+      resolve(socket);
+    });
+  });
+}
+
+/** Opens one stream and resolves with its response once the headers arrive. */
+function request(conn: Conn, reused: boolean, req: StreamRequest): Promise<HttpResponse> {
+  return new Promise<HttpResponse>((resolve, reject) => {
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = conn.session.request(req.headers, { endStream: req.body === undefined, ...(req.signal ? { signal: req.signal } : {}) });
+    } catch (err) {
+      reject(err);
+      return;
+    }
+    conn.streamOpened();
+    stream.once('close', () => conn.streamClosed());
+    let timer: NodeJS.Timeout | undefined;
+    if (req.headersTimeoutMs > 0) {
+      timer = setTimeout(() => stream.destroy(new Error(`no response headers within ${req.headersTimeoutMs} ms`)), req.headersTimeoutMs);
+      timer.unref();
+    }
+    const onError = (err: Error): void => {
+      clearTimeout(timer);
+      reject(err);
+    };
+    stream.once('error', onError);
+    // A stream reset without an error (e.g. REFUSED_STREAM after GOAWAY) must not leave the caller waiting.
+    stream.once('close', () => {
+      clearTimeout(timer);
+      reject(new Error(`HTTP/2 stream closed before a response (code ${stream.rstCode})`));
+    });
+    stream.once('response', (headers) => {
+      clearTimeout(timer);
+      stream.off('error', onError);
+      // Later errors reach the body's reader; this keeps them from being unhandled meanwhile.
+      stream.on('error', () => {});
+      conn.touch();
+      resolve(http2Response(stream, headers, reused, conn));
+    });
+    if (req.body !== undefined) stream.end(req.body);
+  });
+}
+
+function http2Response(stream: http2.ClientHttp2Stream, raw: IncomingHttpHeaders & http2.IncomingHttpStatusHeader, reused: boolean, conn: Conn): HttpResponse {
+  let complete = false;
+  stream.once('end', () => {
+    complete = true;
+    conn.touch();
+  });
+  const headers: IncomingHttpHeaders = {};
+  for (const [k, v] of Object.entries(raw)) if (!k.startsWith(':')) headers[k] = v as string | string[] | undefined;
+  return {
+    statusCode: Number(raw[':status'] ?? 0),
+    headers,
+    reusedConnection: reused,
+    get complete() {
+      return complete;
+    },
+    destroy: (err) => {
+      stream.destroy(err);
+    },
+    async *[Symbol.asyncIterator]() {
+      for await (const chunk of stream) {
+        conn.touch();
+        yield chunk as Buffer;
+      }
+    },
+  };
+}
+
+/** Waits for `p` unless the signal aborts or `timeoutMs` (0 = none) passes first. */
+function bounded<T>(p: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+  if (!signal && timeoutMs <= 0) return p;
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => done(() => reject(signal?.reason ?? new Error('aborted')));
+    const done = (f: () => void): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      f();
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (timeoutMs > 0) {
+      timer = setTimeout(() => done(() => reject(new Error(`no response headers within ${timeoutMs} ms`))), timeoutMs);
+      timer.unref();
+    }
+    p.then(
+      (v) => done(() => resolve(v)),
+      (err: unknown) => done(() => reject(err)),
+    );
+  });
+}
