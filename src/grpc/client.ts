@@ -3,17 +3,23 @@
 // stream of decoded events. A subscription reports its end once (error, end of stream, or no
 // heartbeat within serverHealthinessTimeout) and the caller decides when to subscribe again.
 
+import { createRequire } from 'node:module';
 import { createSecureContext } from 'node:tls';
-import {
-  CallCredentials, ChannelCredentials, Metadata, status as grpcStatus,
-  type Client, type ClientReadableStream, type ServiceError,
-} from '@grpc/grpc-js';
+import type * as GrpcJs from '@grpc/grpc-js';
+import type { ChannelCredentials, Client, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { ApiStatusError } from '../client/errors.js';
 import { fromPbCloudEvent, toPbCloudEvent, type CloudEvent } from './cloudevent.js';
 import { formatDataType, HEARTBEAT_EVENT_TYPE, type DataType } from './event-types.js';
 import type { GrpcClientConfig } from './grpc-config.js';
 import { cloudEventServiceClient, type PbCloudEvent, type PbPublishRequest, type PbSubscriptionRequest } from './proto.js';
 import { parseStatusErrorMessage } from './status-error.js';
+
+// grpc-js (and the protobuf code behind it) is required on first use rather than imported: the
+// agent's modules reach this one whatever its registration driver, and with the CSR driver the
+// gRPC library would only cost memory.
+const requireCjs = createRequire(import.meta.url);
+let grpcJs: typeof GrpcJs | undefined;
+const grpc = (): typeof GrpcJs => (grpcJs ??= requireCjs('@grpc/grpc-js') as typeof GrpcJs);
 
 /** A failed call that carried no Kubernetes status: `code` is the gRPC status code. */
 export class GrpcCallError extends Error {
@@ -71,10 +77,11 @@ interface ConnectOptions {
 function toCallError(err: ServiceError): Error {
   const status = parseStatusErrorMessage(err.details ?? '');
   if (status) return new ApiStatusError(status, { cause: err });
-  return new GrpcCallError(err.code, `${grpcStatus[err.code] ?? err.code}: ${err.details ?? err.message}`, { cause: err });
+  return new GrpcCallError(err.code, `${grpc().status[err.code] ?? err.code}: ${err.details ?? err.message}`, { cause: err });
 }
 
 function credentials(config: GrpcClientConfig): ChannelCredentials {
+  const { CallCredentials, ChannelCredentials, Metadata } = grpc();
   if (config.caPem === undefined && config.clientCertPem === undefined && config.token === undefined) return ChannelCredentials.createInsecure();
   // TLS 1.3 only, as OCM's gRPC clients.
   const ctx = createSecureContext({
@@ -94,6 +101,7 @@ function credentials(config: GrpcClientConfig): ChannelCredentials {
 }
 
 export function connectCloudEvents(config: GrpcClientConfig, opts: ConnectOptions = {}): CloudEventsClient {
+  const { Metadata } = grpc();
   const Ctor = cloudEventServiceClient();
   const channelOptions: Record<string, number | string> = {};
   if (config.keepAlive.enable) {

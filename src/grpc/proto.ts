@@ -5,8 +5,14 @@
 // uses for the JavaScript objects (names never reach the wire). Keeping the description in TypeScript means the compiled
 // package needs no .proto file beside it.
 
-import { fromJSON, type Options } from '@grpc/proto-loader';
-import { loadPackageDefinition, type ServiceDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
+import { createRequire } from 'node:module';
+import type * as ProtoLoader from '@grpc/proto-loader';
+import type * as GrpcJs from '@grpc/grpc-js';
+import type { ServiceDefinition, GrpcObject, ServiceClientConstructor } from '@grpc/grpc-js';
+
+// The libraries are required when the service is first needed, not imported: this module's types
+// are used by code that every agent loads, and only the gRPC driver needs grpc-js and protobufjs.
+const requireCjs = createRequire(import.meta.url);
 
 const f = (id: number, type: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ id, type, ...extra });
 
@@ -72,7 +78,7 @@ const DESCRIPTOR = {
 };
 
 /** 64-bit integers as strings, bytes as Buffers, and the name of the set oneof member. */
-const LOADER_OPTIONS: Options = { keepCase: true, longs: String, enums: String, bytes: Buffer, defaults: false, oneofs: true };
+const LOADER_OPTIONS: ProtoLoader.Options = { keepCase: true, longs: String, enums: String, bytes: Buffer, defaults: false, oneofs: true };
 
 /** `google.protobuf.Timestamp` as decoded (seconds as a string) or as given to the encoder. */
 export interface PbTimestamp {
@@ -121,7 +127,10 @@ export const SUBSCRIPTION_ID_KEY = 'subscription-id';
 let loaded: GrpcObject | undefined;
 
 function grpcObject(): GrpcObject {
-  loaded ??= loadPackageDefinition(fromJSON(DESCRIPTOR as Parameters<typeof fromJSON>[0], LOADER_OPTIONS));
+  if (loaded) return loaded;
+  const { fromJSON } = requireCjs('@grpc/proto-loader') as typeof ProtoLoader;
+  const { loadPackageDefinition } = requireCjs('@grpc/grpc-js') as typeof GrpcJs;
+  loaded = loadPackageDefinition(fromJSON(DESCRIPTOR as Parameters<typeof fromJSON>[0], LOADER_OPTIONS));
   return loaded;
 }
 
