@@ -322,15 +322,16 @@ function bounded<T>(p: Promise<T>, signal: AbortSignal | undefined, timeoutMs: n
       signal?.removeEventListener('abort', onAbort);
       f();
     };
+    // Attached first: a connection given up on still settles, and must not reject unhandled.
+    p.then(
+      (v) => done(() => resolve(v)),
+      (err: unknown) => done(() => reject(err)),
+    );
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     if (timeoutMs > 0) {
       timer = setTimeout(() => done(() => reject(new Error(`no response headers within ${timeoutMs} ms`))), timeoutMs);
       timer.unref();
     }
-    p.then(
-      (v) => done(() => resolve(v)),
-      (err: unknown) => done(() => reject(err)),
-    );
   });
 }
