@@ -1,8 +1,10 @@
-// The HTTPS server: TLS with optional client certificates, the request pipeline, built-in
-// controllers, graceful close that ends watches.
+// The HTTPS server: TLS with optional client certificates, HTTP/2 or HTTP/1.1 as the client's TLS
+// ALPN chooses (HTTP/2 first, as kube-apiserver), the request pipeline, built-in controllers,
+// graceful close that ends watches.
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { KubeObject } from '../api/meta.js';
 import { realClock, type Clock } from '../util/clock.js';
@@ -13,6 +15,7 @@ import { handleRequest } from './http/handler.js';
 import type { HealthCheck } from './http/health.js';
 import { MAX_BODY_BYTES } from './http/body.js';
 import { guardConnections } from './http/connection-guard.js';
+import { trackHttp2Sessions } from './http/http2-sessions.js';
 import { resolveConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
 import type { ServerContext, ServerTimings } from './http/server-context.js';
 import { OpenApiService } from './openapi/openapi-service.js';
@@ -80,6 +83,17 @@ export interface RunningApiServer {
 }
 
 const DEFAULT_MAX_LIST_BYTES = 256 * 1024 * 1024;
+/** How long close() lets requests in flight finish before it closes their connections. */
+const CLOSE_GRACE_MS = 2000;
+
+/** node:http's server settings, which node:http2's server applies to its HTTP/1.1 connections. */
+interface Http1ServerSettings {
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+  keepAliveTimeout: number;
+  maxHeaderSize: number;
+  requestTimeout: number;
+}
 const DEFAULT_TIMINGS: ServerTimings = { minRequestTimeoutMs: 1800_000, bookmarkIntervalMs: 60_000, futureWaitMs: 3000 };
 
 export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
@@ -137,13 +151,19 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     maxWatchBufferBytes: opts.maxWatchBufferBytes ?? 16 * 1024 * 1024,
     maxListBytes: opts.maxListBytes ?? DEFAULT_MAX_LIST_BYTES,
   };
-  const server: Server = createServer({
+  const server = createSecureServer({
+    allowHTTP1: true,
     key: opts.tls.key,
     cert: opts.tls.cert,
     ca: opts.tls.clientCa,
     requestCert: true,
     rejectUnauthorized: false,
     handshakeTimeout: limits.handshakeTimeoutMs,
+    settings: { maxConcurrentStreams: limits.maxStreamsPerConnection, maxHeaderListSize: limits.maxHeaderBytes },
+  });
+  // The HTTP/1.1 side reads its settings from the server object; set before listen(), which
+  // starts the clock of headersTimeout.
+  const http1: Http1ServerSettings = {
     // Also closes a connection that sends no request at all, as Go's ReadHeaderTimeout does;
     // idle keep-alive connections are governed by keepAliveTimeout alone.
     headersTimeout: limits.headersTimeoutMs,
@@ -152,10 +172,15 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     maxHeaderSize: limits.maxHeaderBytes,
     // Watches stay open for as long as they last.
     requestTimeout: 0,
-  }, (req, res) => {
-    void handleRequest(ctx, req, res);
+  };
+  Object.assign(server, http1);
+  // Both protocols reach the handlers, which use the members node:http's objects share with the
+  // HTTP/2 compatibility ones (./http/http-version.ts answers for the rest).
+  server.on('request', (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+    void handleRequest(ctx, req as IncomingMessage, res as ServerResponse);
   });
-  guardConnections(server, { limits, log });
+  const connections = guardConnections(server, { limits, log });
+  const sessions = trackHttp2Sessions(server, { firstStreamMs: limits.headersTimeoutMs, idleMs: limits.keepAliveTimeoutMs }, log);
   server.on('tlsClientError', (err) => log.debug('tls handshake failed', { err }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -194,9 +219,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
         controllersAbort.abort(new Error('server closing'));
         for (const w of [...ctx.watches]) w.close();
         await new Promise<void>((resolve) => {
+          // Idle HTTP/1.1 connections close at once, HTTP/2 ones get GOAWAY; what still runs after
+          // the grace period is cut.
           server.close(() => resolve());
-          server.closeIdleConnections();
-          const t = setTimeout(() => server.closeAllConnections(), 2000);
+          sessions.closeAll();
+          const t = setTimeout(() => connections.destroyAll(), CLOSE_GRACE_MS);
           t.unref();
         });
       })();

@@ -1,12 +1,14 @@
 // Wires connection admission (connection-limits.ts) and transport-level refusals (client-error.ts)
-// into the HTTPS server's socket events.
+// into the HTTPS server's socket events, for HTTP/1.1 and HTTP/2 connections alike: admission is
+// per TCP connection whichever protocol it then speaks, and every HTTP/2 stream counts as one
+// request in flight on its connection.
 //
 // Admission happens on the raw TCP connection, before any TLS work, so a flood costs one accept
 // and one close per connection. Each connection is then followed through its TLS handshake and its
 // requests, so that the table knows which ones have proven themselves.
 
-import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2SecureServer } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../../util/logger.js';
@@ -30,6 +32,8 @@ type Tagged = Socket & { [kConnection]?: Connection };
 export interface ConnectionGuard {
   /** Connections currently held. */
   size(): number;
+  /** Closes every connection at once (the end of a shutdown's grace period). */
+  destroyAll(): void;
 }
 
 export interface ConnectionGuardOptions {
@@ -38,12 +42,13 @@ export interface ConnectionGuardOptions {
   now?: () => number;
 }
 
-export function guardConnections(server: Server, opts: ConnectionGuardOptions): ConnectionGuard {
+export function guardConnections(server: Http2SecureServer, opts: ConnectionGuardOptions): ConnectionGuard {
   const { limits, log } = opts;
   const now = opts.now ?? Date.now;
   const table = new ConnectionTable<Connection>(limits);
   // TLS sockets are matched to their TCP connection by the peer's address and port.
   const handshaking = new Map<string, Connection>();
+  const open = new Set<Connection>();
   let refused = 0;
   let displaced = 0;
   let lastLimitLog = Number.NEGATIVE_INFINITY;
@@ -78,8 +83,10 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     }
     const key = `${address}|${raw.remotePort ?? ''}`;
     handshaking.set(key, conn);
+    open.add(conn);
     raw.once('close', () => {
       table.closed(conn);
+      open.delete(conn);
       if (handshaking.get(key) === conn) handshaking.delete(key);
     });
   });
@@ -96,6 +103,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     tls.once('close', () => table.closed(conn));
   });
 
+  // Over HTTP/2, req.socket is a proxy that reads the tag from the connection's TLS socket.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const conn = (req.socket as Tagged)[kConnection];
     if (!conn) return;
@@ -115,5 +123,10 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     setTimeout(() => socket.destroy(), REJECTION_LINGER_MS).unref();
   });
 
-  return { size: () => table.size };
+  return {
+    size: () => table.size,
+    destroyAll: () => {
+      for (const c of open) c.socket.destroy();
+    },
+  };
 }

@@ -18,12 +18,18 @@ export interface ConnectionLimits {
   maxConnectionsPerAddress: number;
   /** A TLS handshake must finish within this many ms. */
   handshakeTimeoutMs: number;
-  /** A request's headers, and on a new connection its first request, must arrive within this many ms. */
+  /** A request's headers, and on a new connection its first request (HTTP/2: its first stream), must arrive within this many ms. */
   headersTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this many ms. */
+  /** An idle keep-alive connection (HTTP/2: one with no stream open) is closed after this many ms. */
   keepAliveTimeoutMs: number;
-  /** Largest request header block, in bytes (431 beyond). */
+  /** Largest request header block, in bytes (431 beyond; over HTTP/2 the stream is refused). */
   maxHeaderBytes: number;
+  /**
+   * Requests in flight at once on one HTTP/2 connection (its SETTINGS_MAX_CONCURRENT_STREAMS).
+   * The connection caps count connections, so this is what bounds the requests, watches included,
+   * that one admitted connection can hold.
+   */
+  maxStreamsPerConnection: number;
 }
 
 /** Assumed soft descriptor limit when the platform does not tell (no /proc). */
@@ -50,7 +56,8 @@ export function softDescriptorLimit(readLimits: () => string = () => readFileSyn
  * Production defaults for a process with `descriptorLimit` file descriptors: a quarter of them (at
  * least 128) stay free for everything else, so existing clients and storage never hit EMFILE.
  * Timeouts follow kube-apiserver (32 s to read request headers) and Go's clients (10 s handshake,
- * idle keep-alive connections reused for 90 s, so the server keeps them longer).
+ * idle keep-alive connections reused for 90 s, so the server keeps them longer; an HTTP/2 connection
+ * with no stream open is idle in the same sense).
  */
 export function defaultConnectionLimits(descriptorLimit: number | undefined): ConnectionLimits {
   const fds = Math.min(descriptorLimit ?? FALLBACK_DESCRIPTOR_LIMIT, 1 << 20);
@@ -62,6 +69,8 @@ export function defaultConnectionLimits(descriptorLimit: number | undefined): Co
     headersTimeoutMs: 32_000,
     keepAliveTimeoutMs: 125_000,
     maxHeaderBytes: 16 * 1024,
+    // kube-apiserver's default: enough for every watch of an agent on one connection.
+    maxStreamsPerConnection: 1000,
   };
 }
 

@@ -13,6 +13,7 @@ import { serveOpenApi } from '../openapi/route.js';
 import type { AuthenticationRequest, RequestAttributes, UserInfo } from '../pipeline.js';
 import { errors, type ApiError } from './errors.js';
 import { serveHealth } from './health.js';
+import { headerViews, isHttp2 } from './http-version.js';
 import { peerChainOf } from './peer-certificate.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { logRequest } from './request-log.js';
@@ -22,6 +23,7 @@ import type { ServerContext } from './server-context.js';
 import { trimTrailing } from '../../util/trim-trailing.js';
 
 function authRequest(req: IncomingMessage): AuthenticationRequest {
+  // Over HTTP/2 req.socket is a proxy whose properties and methods are the connection's TLS socket's.
   return { headers: req.headers, ...peerChainOf(req.socket as TLSSocket) };
 }
 
@@ -86,7 +88,7 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
     const authn = ctx.authenticator.authenticate(authRequest(req));
     if (authn.kind === 'unauthorized') throw errors.unauthorized();
     user = authn.user;
-    ({ user, impersonator } = actAs(req, authn.user, ctx.authorizer));
+    ({ user, impersonator } = actAs(headerViews(req), authn.user, ctx.authorizer));
     const attrs = attributesOf(info, user);
     const decision = ctx.authorizer.authorize(attrs);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.decision === 'deny' ? decision.reason : '');
@@ -94,7 +96,8 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
     else await handleResource(ctx, { req, res, info, query: url.searchParams, user, requestId });
   } catch (err) {
     failure = toApiError(err);
-    if (failure.code === 413) res.setHeader('Connection', 'close');
+    // HTTP/1.1 cannot skip the rest of a body it refuses except by closing; an HTTP/2 stream ends alone.
+    if (failure.code === 413 && !isHttp2(res)) res.setHeader('Connection', 'close');
     sendStatus(res, failure);
   }
   const code = failure?.code ?? res.statusCode;

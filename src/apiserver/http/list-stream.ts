@@ -4,6 +4,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { responseClosed } from './http-version.js';
 
 /** Bytes gathered before one write to the socket. */
 const FLUSH_BYTES = 64 * 1024;
@@ -26,11 +27,11 @@ class ChunkWriter {
   async push(text: string): Promise<boolean> {
     this.pending.push(text);
     this.pendingBytes += text.length;
-    return this.pendingBytes >= FLUSH_BYTES ? this.flush() : !this.res.destroyed;
+    return this.pendingBytes >= FLUSH_BYTES ? this.flush() : !responseClosed(this.res);
   }
 
   async flush(): Promise<boolean> {
-    if (this.res.destroyed) return false;
+    if (responseClosed(this.res)) return false;
     if (this.pending.length === 0) return true;
     const chunk = this.pending.join('');
     this.pending = [];
@@ -45,7 +46,7 @@ class ChunkWriter {
       this.res.on('drain', done);
       this.res.on('close', done);
     });
-    return !this.res.destroyed;
+    return !responseClosed(this.res);
   }
 }
 

@@ -6,8 +6,9 @@
 // HTTP/1.1 chunk, and on a chunked response the frame goes straight to the socket (after the
 // headers, which flushHeaders() has written; res.end() later writes the terminating chunk), which
 // skips OutgoingMessage's per-write framing, its cork and next-tick uncork, and a three-buffer
-// writev per event. Backpressure: when the
-// socket's buffer is full the store's next event waits for 'drain'; beyond maxBufferedBytes the
+// writev per event. Over HTTP/2 the connection is shared with other streams, so the line goes
+// through the response's stream, which frames it as DATA. Backpressure: when the socket's (or
+// stream's) buffer is full the store's next event waits for 'drain'; beyond maxBufferedBytes the
 // watcher is dropped, and the store drops a watcher that falls too far behind.
 // Durability: the store publishes events only once durable (group commit); the initial ADDED
 // events of a watch without resourceVersion likewise wait until the listed revision is durable.
@@ -17,6 +18,7 @@ import type { KubeObject, WatchEventType } from '../../api/meta.js';
 import type { Logger } from '../../util/logger.js';
 import { StoreCompactedError, type Store, type StoreEvent, type WatchSubscription } from '../storage/types.js';
 import { errors, type ApiError } from './errors.js';
+import { abandonResponse, isHttp2 } from './http-version.js';
 import { toApiError } from './respond.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -69,20 +71,23 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
   let lastRevision = 0;
   const timers: NodeJS.Timeout[] = [];
 
+  const http2 = isHttp2(res);
   const end = (reason: string): void => {
     if (ended) return;
     ended = true;
     sub?.close();
     for (const t of timers) clearTimeout(t);
-    if (!res.writableEnded) res.end();
+    if (reason === 'slow' || reason === 'slow consumer') abandonResponse(res);
+    else if (!res.writableEnded) res.end();
     w.onEnd(reason, events);
   };
 
   // Set once nothing is held in `res` any more: frames then go straight to the socket (see the file
   // comment). On TLS the headers stay in the socket's buffer until a later tick, so this is checked
-  // at each write until it holds rather than once after flushHeaders().
+  // at each write until it holds rather than once after flushHeaders(). Never over HTTP/2, whose
+  // socket carries other streams.
   let socket: NodeJS.WritableStream & { writableLength: number } | undefined;
-  const raw = res.socket;
+  const raw = http2 ? null : res.socket;
   const directSocket = (): typeof socket => {
     if (socket === undefined && res.chunkedEncoding && raw && !raw.destroyed && res.writableLength === 0) socket = raw;
     return socket;
@@ -125,7 +130,10 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
     end('error');
   };
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  // HTTP/2 frames the body itself and refuses HTTP/1.1's connection-specific headers.
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' };
+  if (!http2) headers['Transfer-Encoding'] = 'chunked';
+  res.writeHead(200, headers);
   res.flushHeaders();
   // res 'close' fires when the client goes away (or after our own end(), which is then a no-op).
   res.on('close', () => end('client closed'));
