@@ -36,13 +36,23 @@ test('should print the final report, with the hub restart when there was one', (
     storm: { durationMs: 4000, joinsPerSecond: 0.5 },
     leaseUpdate: { count: 4, failures: 0, p50Ms: 3, p99Ms: 9 },
     openWatches: 6,
-    hubRestart: { downMs: 3000, hubStartMs: 2000, availableMs: 200, recoverMs: 500, markedUnknown: 0, newCsrs: 0, rebootstraps: 0, agentRestarts: 0,
-      leaseRequests: { whileDown: { total: 6, max: 4, mean: 3 }, recovery: { total: 4, max: 2, mean: 2 } },
+    hubRestart: {
+      downMs: 3000,
+      hubStartMs: 2000,
+      servedBeforeReadyMs: 100,
+      availableMs: 200,
+      recoverMs: 500,
+      recoverP50Ms: 300,
+      markedUnknown: 0,
+      newCsrs: 0,
+      rebootstraps: 0,
+      agentRestarts: 0,
+      leaseRequests: { untilReady: { total: 6, max: 4, mean: 3 }, afterReady: { total: 4, max: 2, mean: 2 } },
     },
   });
   assert.match(text, /join storm: 4\.0 s \(0\.5 joins\/s\)/);
-  assert.match(text, /new CSRs 0, re-bootstraps 0/);
-  assert.match(text, /lease requests per cluster: 3\.0 \(at most 4\) while the hub was down, 2\.0 \(at most 2\) from its return/);
+  assert.match(text, /serving 0\.1 s before it\); all Available 0\.2 s and every lease renewed 0\.5 s \(median 0\.3 s\) after the hub was back; marked Unknown 0, new CSRs 0, re-bootstraps 0/);
+  assert.match(text, /lease requests per cluster: 3\.0 \(at most 4\) from the kill until the hub's ready line, 2\.0 \(at most 2\) from then/);
 });
 
 test('should count per-cluster growth between two snapshots over the members only', () => {

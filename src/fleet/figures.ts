@@ -80,9 +80,9 @@ export function formatReport(r: FleetReport): string {
   const h = r.hubRestart;
   if (h) {
     lines.push(
-      `hub restart: down ${(h.downMs / 1000).toFixed(1)} s (start ${(h.hubStartMs / 1000).toFixed(1)} s); all Available ${(h.availableMs / 1000).toFixed(1)} s and every lease renewed ${(h.recoverMs / 1000).toFixed(1)} s after the hub was back;` +
+      `hub restart: down ${(h.downMs / 1000).toFixed(1)} s (start ${(h.hubStartMs / 1000).toFixed(1)} s to its ready line, serving ${(h.servedBeforeReadyMs / 1000).toFixed(1)} s before it); all Available ${(h.availableMs / 1000).toFixed(1)} s and every lease renewed ${(h.recoverMs / 1000).toFixed(1)} s (median ${(h.recoverP50Ms / 1000).toFixed(1)} s) after the hub was back;` +
         ` marked Unknown ${h.markedUnknown}, new CSRs ${h.newCsrs}, re-bootstraps ${h.rebootstraps}, agent restarts ${h.agentRestarts}`,
-      `lease requests per cluster: ${h.leaseRequests.whileDown.mean.toFixed(1)} (at most ${h.leaseRequests.whileDown.max}) while the hub was down, ${h.leaseRequests.recovery.mean.toFixed(1)} (at most ${h.leaseRequests.recovery.max}) from its return until every lease was renewed`,
+      `lease requests per cluster: ${h.leaseRequests.untilReady.mean.toFixed(1)} (at most ${h.leaseRequests.untilReady.max}) from the kill until the hub's ready line, ${h.leaseRequests.afterReady.mean.toFixed(1)} (at most ${h.leaseRequests.afterReady.max}) from then until every lease was renewed`,
     );
   }
   return lines.join('\n') + '\n';

@@ -1,6 +1,6 @@
 // Figures read from the hub with its admin client: its write counter (the storage revision, which
-// every write of any object advances by one), the CSRs it holds, and which cluster leases were
-// renewed since a given time.
+// every write of any object advances by one), the CSRs it holds, and when each cluster lease was
+// last renewed.
 
 import type { Lease } from '../api/core.js';
 import { names as wellKnownNames } from '../api/constants.js';
@@ -20,14 +20,14 @@ export async function csrCount(admin: KubeClient, signal?: AbortSignal): Promise
   return list.items.length;
 }
 
-/** Clusters among `members` whose lease was renewed at or after `sinceMs`. */
-export async function leasesRenewedSince(admin: KubeClient, members: ReadonlySet<string>, sinceMs: number, signal?: AbortSignal): Promise<number> {
+/** spec.renewTime (epoch ms) of the cluster lease of each of `members` that has one. */
+export async function leaseRenewTimes(admin: KubeClient, members: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, number>> {
   const list = await admin.resource<Lease>(resourceTypes.leases).list({ fieldSelector: `metadata.name=${wellKnownNames.clusterLease}`, ...(signal ? { signal } : {}) });
-  let n = 0;
+  const out = new Map<string, number>();
   for (const l of list.items) {
     const ns = l.metadata.namespace ?? '';
     const t = Date.parse(l.spec?.renewTime ?? '');
-    if (members.has(ns) && Number.isFinite(t) && t >= sinceMs) n++;
+    if (members.has(ns) && Number.isFinite(t)) out.set(ns, t);
   }
-  return n;
+  return out;
 }

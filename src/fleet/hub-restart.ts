@@ -4,17 +4,24 @@
 
 import type { Clock } from '../util/clock.js';
 import type { Fleet } from './fleet.js';
-import { csrCount, leasesRenewedSince } from './hub-figures.js';
-import { countsBetween, type PerClusterCounts } from './stats.js';
+import { csrCount, leaseRenewTimes } from './hub-figures.js';
+import { countsBetween, quantile, type PerClusterCounts } from './stats.js';
 
 export interface HubRestartResult {
   downMs: number;
-  /** From the kill until the restarted hub was serving. */
+  /** From the kill until the restarted hub printed its ready line. */
   hubStartMs: number;
-  /** From the restarted hub serving until the hub shows every cluster Available (our watch relisted after the kill, so from the new hub). */
+  /**
+   * How long before its ready line the restarted hub already took lease renewals (0 when it took
+   * none before). The hub is "back" at the earlier of the two.
+   */
+  servedBeforeReadyMs: number;
+  /** From the hub back until the hub shows every cluster Available (our watch relisted after the kill, so from the new hub). */
   availableMs: number;
-  /** From the restarted hub serving until every cluster renewed its lease on it. */
+  /** From the hub back until the last cluster's first lease renewal on it (renewTime as the agent wrote it). */
   recoverMs: number;
+  /** The median cluster's first renewal, from the hub back. */
+  recoverP50Ms: number;
   /** Clusters the hub marked Available=Unknown (5 lease durations without renewal). */
   markedUnknown: number;
   newCsrs: number;
@@ -22,8 +29,8 @@ export interface HubRestartResult {
   rebootstraps: number;
   /** Agents' start sequence re-runs during the drill (in-process restarts). */
   agentRestarts: number;
-  /** Lease requests (GET and PUT) the agents sent while the hub was down, and from its return until every lease was renewed. */
-  leaseRequests: { whileDown: PerClusterCounts; recovery: PerClusterCounts };
+  /** Lease requests (GET and PUT) the agents sent from the kill until the hub's ready line, and from then until every lease was renewed. */
+  leaseRequests: { untilReady: PerClusterCounts; afterReady: PerClusterCounts };
 }
 
 export interface HubRestartOptions {
@@ -51,37 +58,41 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   o.say?.(`hub killed (SIGKILL); down for ${(o.downMs / 1000).toFixed(0)} s`);
   await o.clock.sleep(o.downMs, signal);
   await hub.restart();
-  const backAt = o.clock.now();
-  const requestsAtBack = fleet.probe.leaseRequestsByCluster();
-  o.say?.(`hub serving again after ${((backAt - killedAt) / 1000).toFixed(1)} s`);
-  const deadline = backAt + (o.timeoutMs ?? 600_000);
+  const readyAt = o.clock.now();
+  const requestsAtReady = fleet.probe.leaseRequestsByCluster();
+  o.say?.(`hub ready again after ${((readyAt - killedAt) / 1000).toFixed(1)} s`);
+  const deadline = readyAt + (o.timeoutMs ?? 600_000);
+  // Each cluster's first renewal after the kill: the old process was dead by then, so the new one took it.
+  const firstRenewal = new Map<string, number>();
   let availableAt: number | undefined;
   for (;;) {
     signal.throwIfAborted();
-    let renewed = 0;
     try {
-      renewed = await leasesRenewedSince(admin, members, backAt, signal);
+      for (const [name, at] of await leaseRenewTimes(admin, members, signal)) if (at >= killedAt && !firstRenewal.has(name)) firstRenewal.set(name, at);
     } catch {
       // The hub's informers and ours are still reconnecting.
     }
     const c = fleet.board.counts();
     if (availableAt === undefined && c.available === members.size && (fleet.board.lastRelistMs() ?? 0) > killedAt) availableAt = o.clock.now();
-    if (renewed === members.size && availableAt !== undefined) break;
-    if (o.clock.now() > deadline) throw new Error(`after ${((o.clock.now() - backAt) / 1000).toFixed(0)} s only ${renewed} leases renewed and ${c.available} clusters Available of ${members.size}`);
+    if (firstRenewal.size === members.size && availableAt !== undefined) break;
+    if (o.clock.now() > deadline) throw new Error(`after ${((o.clock.now() - readyAt) / 1000).toFixed(0)} s only ${firstRenewal.size} leases renewed and ${c.available} clusters Available of ${members.size}`);
     await o.clock.sleep(o.pollMs ?? 500, signal);
   }
-  const recoveredAt = o.clock.now();
   const requestsAtRecovery = fleet.probe.leaseRequestsByCluster();
+  const renewals = [...firstRenewal.values()].sort((a, b) => a - b);
+  const backAt = Math.min(readyAt, ...renewals);
   const after = fleet.agentTotals();
   return {
     downMs: backAt - killedAt,
-    hubStartMs: backAt - killedAt - o.downMs,
-    availableMs: (availableAt ?? recoveredAt) - backAt,
-    recoverMs: recoveredAt - backAt,
+    hubStartMs: readyAt - killedAt - o.downMs,
+    servedBeforeReadyMs: readyAt - backAt,
+    availableMs: Math.max(0, (availableAt ?? o.clock.now()) - backAt),
+    recoverMs: renewals.at(-1)! - backAt,
+    recoverP50Ms: quantile(renewals, 0.5) - backAt,
     markedUnknown: fleet.board.unknownTransitions() - unknownBefore,
     newCsrs: (await csrCount(admin, signal)) - csrsBefore,
     rebootstraps: after.bootstraps - before.bootstraps,
     agentRestarts: after.runs - before.runs,
-    leaseRequests: { whileDown: countsBetween(requestsAtKill, requestsAtBack, members), recovery: countsBetween(requestsAtBack, requestsAtRecovery, members) },
+    leaseRequests: { untilReady: countsBetween(requestsAtKill, requestsAtReady, members), afterReady: countsBetween(requestsAtReady, requestsAtRecovery, members) },
   };
 }
