@@ -31,6 +31,9 @@ describe('defaultConnectionLimits', () => {
     assert.ok(defaultConnectionLimits(20000).maxConnectionsPerAddress >= 1024);
     assert.ok(defaultConnectionLimits(undefined).maxConnectionsPerAddress >= 1024);
   });
+  it('should let one HTTP/2 connection carry a thousand streams, as kube-apiserver does', () => {
+    assert.equal(defaultConnectionLimits(20000).maxStreamsPerConnection, 1000);
+  });
   it('should stay finite when the limit is unlimited', () => {
     assert.ok(Number.isSafeInteger(defaultConnectionLimits(Number.POSITIVE_INFINITY).maxConnections));
   });
