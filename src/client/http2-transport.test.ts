@@ -79,10 +79,13 @@ interface H2Server {
   watches: Res[];
 }
 
-async function startH2(t: { after(fn: () => void | Promise<void>): void }, pki: Pki): Promise<H2Server> {
+async function startH2(t: { after(fn: () => void | Promise<void>): void }, pki: Pki, settings: http2.Settings = {}): Promise<H2Server> {
   const watches: Res[] = [];
   const sessions: http2.ServerHttp2Session[] = [];
-  const server = http2.createSecureServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.caPem, requestCert: true, rejectUnauthorized: false, allowHTTP1: true }, handler(watches));
+  const server = http2.createSecureServer(
+    { key: pki.serverKey, cert: pki.serverCert, ca: pki.caPem, requestCert: true, rejectUnauthorized: false, allowHTTP1: true, settings },
+    handler(watches),
+  );
   server.on('session', (s: http2.ServerHttp2Session) => sessions.push(s));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
@@ -125,6 +128,24 @@ test('should share one HTTP/2 session for many requests and several watches, pre
   await client.request('GET', '/whoami');
   assert.equal(s.sessions.length, 1);
   assert.equal(s.watches.length, 3);
+  ac.abort();
+});
+
+test('should open a second session only when watches fill the server stream limit', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki, { maxConcurrentStreams: 2 });
+  const client = createKubeClient(await clientConfig(pki, s.url));
+  t.after(() => client.close());
+  await client.request('GET', '/whoami');
+  const ac = new AbortController();
+  for (let i = 0; i < 2; i++) await firstEvent(client.resource(resourceTypes.secrets, 'ns').watch({ signal: ac.signal })[Symbol.asyncIterator]());
+  assert.equal(s.sessions.length, 1);
+  // Both streams of the first session are taken by watches: requests go over a second one.
+  await Promise.all(Array.from({ length: 2 }, () => client.request('GET', '/whoami')));
+  for (let i = 0; i < 3; i++) await client.request('GET', '/whoami');
+  assert.equal(s.sessions.length, 2);
+  // More concurrent requests than a session admits open further sessions rather than being refused.
+  await Promise.all(Array.from({ length: 6 }, () => client.request('GET', '/whoami')));
   ac.abort();
 });
 

@@ -1,5 +1,7 @@
 // HTTP/2 for the REST client: one session per (server origin, loaded config), i.e. per identity,
-// so every request and watch of a client shares one TLS connection, as client-go does.
+// so every request and watch of a client shares one TLS connection, as client-go does (a further
+// one only while the others are at the server's concurrent-stream limit, so that long watches never
+// hold requests in a queue).
 //
 // The first request for a config opens a TLS connection offering h2 then http/1.1. When the server
 // picks h2 the socket becomes the session; otherwise the answer is remembered for that config and
@@ -46,6 +48,8 @@ export interface StreamRequest {
   signal?: AbortSignal | undefined;
   /** Fails the request when no response headers arrive in time (0 = no limit); connecting counts. */
   headersTimeoutMs: number;
+  /** How many times the server refused this request's stream so far. */
+  refusals?: number;
 }
 
 export interface Http2Sessions {
@@ -68,34 +72,53 @@ class Conn {
   get usable(): boolean {
     return !this.session.closed && !this.session.destroyed;
   }
+  /** Whether one more stream fits under the server's limit (else it would queue behind long watches). */
+  get hasRoom(): boolean {
+    return this.active < (this.session.remoteSettings.maxConcurrentStreams ?? 100);
+  }
   touch(): void {
     this.lastRead = Date.now();
   }
   streamOpened(): void {
     if (this.active++ === 0) this.session.ref();
   }
+  /** Called when the last active stream has closed. */
+  onIdle: () => void = () => {};
   streamClosed(): void {
-    if (--this.active === 0 && !this.session.destroyed) this.session.unref();
+    if (--this.active === 0 && !this.session.destroyed) {
+      this.session.unref();
+      this.onIdle();
+    }
   }
 }
 
-type Entry = { kind: 'http/1.1' } | { kind: 'h2'; conn: Conn } | { kind: 'connecting'; ready: Promise<Conn | 'http/1.1'> };
+/** What is known of one origin for one config: its protocol once probed, its sessions, a connection under way. */
+interface Origin {
+  http1: boolean;
+  conns: Conn[];
+  connecting: Promise<Conn | 'http/1.1'> | undefined;
+}
 
 export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: number }): Http2Sessions {
   const readIdleMs = opts.readIdleMs ?? 30_000;
   const pingTimeoutMs = opts.pingTimeoutMs ?? 15_000;
   // A reload gives a new config object, hence a new session (and a new protocol probe).
-  let entries = new WeakMap<ClientConfig, Map<string, Entry>>();
+  let origins = new WeakMap<ClientConfig, Map<string, Origin>>();
   const live = new Set<Conn>();
   let generation = 0;
 
-  const entriesOf = (cfg: ClientConfig): Map<string, Entry> => {
-    let m = entries.get(cfg);
+  const originOf = (cfg: ClientConfig, origin: string): Origin => {
+    let m = origins.get(cfg);
     if (m === undefined) {
       m = new Map();
-      entries.set(cfg, m);
+      origins.set(cfg, m);
     }
-    return m;
+    let o = m.get(origin);
+    if (o === undefined) {
+      o = { http1: false, conns: [], connecting: undefined };
+      m.set(origin, o);
+    }
+    return o;
   };
 
   /** Closes, once their streams end, the sessions of configs older than the one that just connected. */
@@ -138,14 +161,12 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
     conn.session.once('close', () => clearTimeout(timer));
   };
 
-  const openSession = (cfg: ClientConfig, origin: string, socket: tls.TLSSocket): Conn => {
-    const session = http2.connect(origin, { createConnection: () => socket });
+  const openSession = (cfg: ClientConfig, origin: Origin, authority: string, socket: tls.TLSSocket): Conn => {
+    const session = http2.connect(authority, { createConnection: () => socket });
     const conn = new Conn(session, cfg);
     live.add(conn);
     const forget = (): void => {
-      const m = entries.get(cfg);
-      const e = m?.get(origin);
-      if (e?.kind === 'h2' && e.conn === conn) m?.delete(origin);
+      origin.conns = origin.conns.filter((c) => c !== conn);
     };
     // Streams see the session's error themselves; without a listener it would crash the process.
     session.on('error', forget);
@@ -154,67 +175,111 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
       forget();
       live.delete(conn);
     });
+    // A session opened because the others were full goes once idle while another has room.
+    conn.onIdle = () => {
+      if (origin.conns.some((c) => c !== conn && c.usable && c.hasRoom)) {
+        forget();
+        session.close();
+      }
+    };
     session.unref();
     watchHealth(conn);
     return conn;
   };
 
-  const connect = (cfg: ClientConfig, target: TlsTarget): Promise<Conn | 'http/1.1'> => {
+  const connect = async (cfg: ClientConfig, origin: Origin, target: TlsTarget): Promise<Conn | 'http/1.1'> => {
     const gen = generation;
-    return negotiate(target, opts.connectTimeoutMs).then((socket) => {
-      if (socket.alpnProtocol !== 'h2') {
-        socket.destroy();
-        return 'http/1.1';
-      }
-      const conn = openSession(cfg, target.origin, socket);
-      if (gen !== generation) {
-        conn.session.destroy();
-        throw new Error('the client was closed');
-      }
-      retireOthers(cfg);
-      return conn;
-    });
+    const socket = await negotiate(target, opts.connectTimeoutMs);
+    if (socket.alpnProtocol !== 'h2') {
+      socket.destroy();
+      origin.http1 = true;
+      return 'http/1.1';
+    }
+    const conn = await settled(openSession(cfg, origin, target.origin, socket));
+    if (gen !== generation) {
+      conn.session.destroy();
+      throw new Error('the client was closed');
+    }
+    origin.conns.push(conn);
+    retireOthers(cfg);
+    return conn;
   };
 
+  /**
+   * A session with room for one more stream: an existing one, else a new connection (one at a
+   * time per origin; its waiters share it). More than one session exists only while every other
+   * is full, as Go's HTTP/2 transport does.
+   */
   const acquire = async (cfg: ClientConfig, target: TlsTarget): Promise<{ conn: Conn; reused: boolean } | 'http/1.1'> => {
-    const m = entriesOf(cfg);
-    const e = m.get(target.origin);
-    if (e?.kind === 'http/1.1') return 'http/1.1';
-    if (e?.kind === 'h2' && e.conn.usable) return { conn: e.conn, reused: true };
-    if (e?.kind === 'connecting') {
-      const r = await e.ready;
-      if (r === 'http/1.1' || r.usable) return r === 'http/1.1' ? r : { conn: r, reused: false };
-    }
-    const ready = connect(cfg, target);
-    const entry: Entry = { kind: 'connecting', ready };
-    m.set(target.origin, entry);
-    try {
-      const r = await ready;
-      if (m.get(target.origin) === entry) m.set(target.origin, r === 'http/1.1' ? { kind: 'http/1.1' } : { kind: 'h2', conn: r });
-      return r === 'http/1.1' ? r : { conn: r, reused: false };
-    } catch (err) {
-      if (m.get(target.origin) === entry) m.delete(target.origin);
-      throw err;
+    const origin = originOf(cfg, target.origin);
+    for (;;) {
+      if (origin.http1) return 'http/1.1';
+      const open = origin.conns.find((c) => c.usable && c.hasRoom);
+      if (open) return { conn: open, reused: true };
+      if (origin.connecting === undefined) {
+        const p = connect(cfg, origin, target);
+        origin.connecting = p;
+        const clear = (): void => {
+          if (origin.connecting === p) origin.connecting = undefined;
+        };
+        p.then(clear, clear);
+      }
+      const r = await origin.connecting;
+      if (r === 'http/1.1') return r;
+      if (!r.usable) throw new Error('the HTTP/2 session closed as soon as it opened');
+      if (r.hasRoom) return { conn: r, reused: false };
     }
   };
 
   return {
     async send(cfg, target, req) {
       const started = Date.now();
-      const got = await bounded(acquire(cfg, target), req.signal, req.headersTimeoutMs);
+      let got = await bounded(acquire(cfg, target), req.signal, req.headersTimeoutMs);
+      // Requests sent meanwhile may have filled the session: look again (the check and the stream's count are synchronous).
+      while (got !== 'http/1.1' && !(got.conn.usable && got.conn.hasRoom)) got = await bounded(acquire(cfg, target), req.signal, req.headersTimeoutMs);
       if (got === 'http/1.1') return got;
       const left = req.headersTimeoutMs > 0 ? Math.max(1, req.headersTimeoutMs - (Date.now() - started)) : 0;
-      return request(got.conn, got.reused, { ...req, headersTimeoutMs: left });
+      try {
+        return await request(got.conn, got.reused, { ...req, headersTimeoutMs: left });
+      } catch (err) {
+        // The server did not process a refused stream: sending it again is safe whatever the method.
+        if (!(err instanceof RefusedStreamError) || (req.refusals ?? 0) >= 3 || req.signal?.aborted) throw err;
+        return this.send(cfg, target, { ...req, refusals: (req.refusals ?? 0) + 1 });
+      }
     },
     get sessionCount() {
       return live.size;
     },
     close() {
       generation++;
-      entries = new WeakMap();
+      origins = new WeakMap();
       for (const c of live) c.session.destroy();
     },
   };
+}
+
+/** The server refused a stream before processing it (over its stream limit, or going away). */
+class RefusedStreamError extends Error {
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.name = 'RefusedStreamError';
+  }
+}
+
+/** Resolves once the server's first SETTINGS arrived, so its stream limit is known before any request. */
+function settled(conn: Conn): Promise<Conn> {
+  return new Promise((resolve, reject) => {
+    const onSettings = (): void => {
+      conn.session.off('close', onClose);
+      resolve(conn);
+    };
+    const onClose = (): void => {
+      conn.session.off('remoteSettings', onSettings);
+      reject(new Error('the HTTP/2 session closed before the server sent its settings'));
+    };
+    conn.session.once('remoteSettings', onSettings);
+    conn.session.once('close', onClose);
+  });
 }
 
 /** TLS connection offering h2 then http/1.1; resolves once the handshake is done. */
@@ -264,13 +329,14 @@ function request(conn: Conn, reused: boolean, req: StreamRequest): Promise<HttpR
     }
     const onError = (err: Error): void => {
       clearTimeout(timer);
-      reject(err);
+      reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err) : err);
     };
     stream.once('error', onError);
     // A stream reset without an error (e.g. REFUSED_STREAM after GOAWAY) must not leave the caller waiting.
     stream.once('close', () => {
       clearTimeout(timer);
-      reject(new Error(`HTTP/2 stream closed before a response (code ${stream.rstCode})`));
+      const err = new Error(`HTTP/2 stream closed before a response (code ${stream.rstCode})`);
+      reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err) : err);
     });
     stream.once('response', (headers) => {
       clearTimeout(timer);
