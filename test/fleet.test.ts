@@ -76,7 +76,7 @@ test('should join 20 agents, survive a hub SIGKILL without new CSRs and stop eve
       joined: number;
       available: number;
       failed: number;
-      hubRestart: { newCsrs: number; rebootstraps: number; recoverMs: number };
+      hubRestart: { newCsrs: number; rebootstraps: number; recoverMs: number; leaseRequests: Record<'untilReady' | 'afterReady', { total: number }> };
       leaseUpdate: { count: number };
     };
     assert.equal(report.joined, CLUSTERS);
@@ -84,6 +84,9 @@ test('should join 20 agents, survive a hub SIGKILL without new CSRs and stop eve
     assert.equal(report.failed, 0);
     assert.equal(report.hubRestart.newCsrs, 0);
     assert.equal(report.hubRestart.rebootstraps, 0);
+    // Every cluster renewed on the new hub: at least one GET and one PUT each after the kill.
+    const { untilReady, afterReady } = report.hubRestart.leaseRequests;
+    assert.ok(untilReady.total + afterReady.total >= 2 * CLUSTERS, JSON.stringify(report.hubRestart));
     assert.ok(report.leaseUpdate.count > 0);
     for (const pid of children) assert.equal(alive(pid), false, `process ${pid} started by the fleet is still running`);
   } finally {

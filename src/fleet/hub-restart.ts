@@ -52,9 +52,10 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   const csrsBefore = await csrCount(admin, signal);
   const before = fleet.agentTotals();
   const unknownBefore = fleet.board.unknownTransitions();
-  const killedAt = o.clock.now();
   const requestsAtKill = fleet.probe.leaseRequestsByCluster();
   await hub.kill();
+  // Taken once the old process is gone: a lease stored with a later renewTime (set before its PUT was sent) was written by the new one.
+  const killedAt = o.clock.now();
   o.say?.(`hub killed (SIGKILL); down for ${(o.downMs / 1000).toFixed(0)} s`);
   await o.clock.sleep(o.downMs, signal);
   await hub.restart();
@@ -62,13 +63,13 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   const requestsAtReady = fleet.probe.leaseRequestsByCluster();
   o.say?.(`hub ready again after ${((readyAt - killedAt) / 1000).toFixed(1)} s`);
   const deadline = readyAt + (o.timeoutMs ?? 600_000);
-  // Each cluster's first renewal after the kill: the old process was dead by then, so the new one took it.
+  // Each cluster's first renewal after the kill, as far as the polls see it.
   const firstRenewal = new Map<string, number>();
   let availableAt: number | undefined;
   for (;;) {
     signal.throwIfAborted();
     try {
-      for (const [name, at] of await leaseRenewTimes(admin, members, signal)) if (at >= killedAt && !firstRenewal.has(name)) firstRenewal.set(name, at);
+      for (const [name, at] of await leaseRenewTimes(admin, members, signal)) if (at > killedAt && !firstRenewal.has(name)) firstRenewal.set(name, at);
     } catch {
       // The hub's informers and ours are still reconnecting.
     }
