@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import * as http2 from 'node:http2';
 import * as https from 'node:https';
 import * as net from 'node:net';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
@@ -258,4 +260,21 @@ test('should destroy a session whose ping is not answered, failing its watch', a
   await firstEvent(it);
   frozen = true;
   await assert.rejects(it.next(), (err: unknown) => err instanceof NetworkError && /ping/.test(err.message));
+});
+
+test('should keep a process alive while a request waits and let it exit once the client is idle', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  const cfg = await clientConfig(pki, s.url);
+  const restClient = fileURLToPath(new URL('./rest-client.ts', import.meta.url));
+  // The child never closes its client: it must still print the answer and end by itself.
+  const script = `import { createKubeClient } from ${JSON.stringify(restClient)};
+const c = createKubeClient(JSON.parse(process.env.CFG));
+console.log(JSON.stringify(await c.request('GET', '/whoami')));`;
+  const out = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, CFG: JSON.stringify(cfg) }, timeout: 20_000 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
+  });
+  assert.equal((JSON.parse(out) as WhoAmI).httpVersion, '2.0');
 });

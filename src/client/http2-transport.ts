@@ -182,7 +182,6 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
         session.close();
       }
     };
-    session.unref();
     watchHealth(conn);
     return conn;
   };
@@ -202,6 +201,8 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
     }
     origin.conns.push(conn);
     retireOthers(cfg);
+    // Referenced while it connects (the caller waits for it); from now on only while streams are active.
+    if (conn.active === 0) conn.session.unref();
     return conn;
   };
 
