@@ -41,7 +41,7 @@ export interface TlsTarget {
   rejectUnauthorized: boolean;
 }
 
-export interface StreamRequest {
+interface StreamRequest {
   /** Lower-case names, pseudo-headers included. */
   headers: OutgoingHttpHeaders;
   body?: string | undefined;
