@@ -188,6 +188,26 @@ test('should end an in-flight watch with a NetworkError when the server drops th
   assert.equal(s.sessions.length, 2);
 });
 
+test('should send new requests over a new session after a GOAWAY while the old session finishes its watch', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  const client = createKubeClient(await clientConfig(pki, s.url));
+  t.after(() => client.close());
+  const it = client.resource(resourceTypes.secrets, 'ns').watch()[Symbol.asyncIterator]();
+  await firstEvent(it);
+  const first = s.sessions[0];
+  assert.ok(first);
+  const goaway = new Promise((r) => first.once('close', r));
+  first.close();
+  assert.equal((await client.request<WhoAmI>('GET', '/whoami')).httpVersion, '2.0');
+  assert.equal(s.sessions.length, 2);
+  // The watch opened before the GOAWAY goes on until the server ends it.
+  s.watches[0]?.end(JSON.stringify({ type: 'DELETED', object: { metadata: { name: 'a' } } }) + '\n');
+  assert.equal((await firstEvent(it)).type, 'DELETED');
+  assert.equal((await it.next()).done, true);
+  await goaway;
+});
+
 test('should open a new session for a rotated certificate and close the old one once its streams end', async (t) => {
   const pki = await pkiPromise;
   const s = await startH2(t, pki);
