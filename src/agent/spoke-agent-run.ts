@@ -52,12 +52,13 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
     // identity, until the signed certificate is saved and dumped as a valid hub kubeconfig.
     if (!hubKubeconfigValid() && !signal.aborted) {
       o.onPhase('bootstrap', { clusterName, agentId });
-      const bootstrap = startBootstrapControllers({ options: opts, names, hub, spokeCaBundle, secrets, secretInformer, log, clock, random, userAgent, cancel }, signal);
+      const bootstrap = startBootstrapControllers({ options: opts, names, hub, spokeCaBundle, secrets, secretInformer, log, clock, random, userAgent, cancel, runScope: scope }, signal);
+      let ready = false;
       try {
-        const ready = await waitForHubKubeconfig({ valid: hubKubeconfigValid, filesChanged, pollMs: opts.timings.bootstrapPollMs, clock, log }, signal);
+        ready = await waitForHubKubeconfig({ valid: hubKubeconfigValid, filesChanged, pollMs: opts.timings.bootstrapPollMs, clock, log }, signal);
         if (ready) log.info('hub client config is ready; stopping the bootstrap controllers');
       } finally {
-        await bootstrap.stop();
+        await bootstrap.stop(ready);
       }
     }
     if (signal.aborted) return;

@@ -3,6 +3,11 @@
 // configs from `--spoke-external-server-urls` with the spoke CA bundle), or add client configs to an
 // existing one when their number changed. Runs once at start, then every 60–120 min (jitter drawn
 // once). Unauthorized/Forbidden are expected once bootstrap RBAC is gone and are ignored.
+//
+// A failed sync is retried with backoff capped at 30 s (OCM's controllers cap at 1,000 s): on a hub
+// starved by a join storm, the ManagedCluster must not wait many minutes behind a few timeouts.
+// `done` tells the bootstrap phase when the cluster exists, so that a create still failing when the
+// hub has already signed the agent's certificate is not given up with the phase.
 
 import type { ManagedCluster } from '../../api/cluster.js';
 import { createController } from '../../client/controller.js';
@@ -17,6 +22,7 @@ import { clientConfigCount, decorateCluster, newHubCluster, type DecorateInput }
 const CREATING_CONTROLLER_NAME = 'ManagedClusterCreatingController';
 const KEY = 'key';
 const BASE_RESYNC_MS = 60 * 60_000;
+const MAX_RETRY_MS = 30_000;
 
 export interface CreatingControllerOptions {
   clusterName: string;
@@ -28,11 +34,6 @@ export interface CreatingControllerOptions {
   spokeExternalServerUrls?: readonly string[];
   /** Spoke CA bundle bytes (PEM), sent base64 as `caBundle`. */
   spokeCaBundle?: Uint8Array;
-  /**
-   * Signal for the create and update requests; default the run's. A write already sent may need to
-   * outlive the run: see the bootstrap phase.
-   */
-  writeSignal?: AbortSignal;
   /** Resync period; default 60 min × (1 + U), U drawn once from `random`. */
   resyncMs?: number;
   random?: () => number;
@@ -44,6 +45,12 @@ export interface CreatingController {
   readonly name: string;
   /** One sync (exposed for tests). */
   sync(signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves once a sync has succeeded: the ManagedCluster exists on the hub (found, created, or
+   * AlreadyExists), or the bootstrap identity may no longer read it (401/403), which leaves nothing
+   * this controller could do.
+   */
+  readonly done: Promise<void>;
   /** Runs once at once, then on every resync, until the signal aborts. */
   run(signal: AbortSignal): Promise<void>;
 }
@@ -82,7 +89,7 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
     }
     if (existing === undefined) {
       try {
-        await clusters.create(decorate(newHubCluster(name)), { signal: o.writeSignal ?? signal });
+        await clusters.create(decorate(newHubCluster(name)), { signal });
       } catch (err) {
         if (isAlreadyExists(err) || ignorable(err)) return;
         throw new Error(`unable to create managed cluster with name "${name}" on hub: ${errorMessage(err)}`, { cause: err });
@@ -93,25 +100,32 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
     const next = decorate(existing);
     if (clientConfigCount(next) === clientConfigCount(existing)) return;
     try {
-      await clusters.update(next, { signal: o.writeSignal ?? signal });
+      await clusters.update(next, { signal });
     } catch (err) {
       if (ignorable(err)) return;
       throw new Error(`unable to update ManagedClusterClientConfigs of managed cluster "${name}" in hub: ${errorMessage(err)}`, { cause: err });
     }
   };
 
+  let markDone!: () => void;
+  const done = new Promise<void>((resolve) => (markDone = resolve));
   const controller = createController({
     name: CREATING_CONTROLLER_NAME,
     log: o.log,
     clock: o.clock ?? realClock,
     resyncMs,
     resyncKeys: () => [KEY],
-    reconcile: async (_key, signal) => sync(signal),
+    backoffMaxMs: MAX_RETRY_MS,
+    reconcile: async (_key, signal) => {
+      await sync(signal);
+      markDone();
+    },
   });
 
   return {
     name: CREATING_CONTROLLER_NAME,
     sync,
+    done,
     async run(signal) {
       controller.enqueue(KEY);
       await controller.run(signal);

@@ -8,6 +8,7 @@
 //     clusterAnnotations?, spokeExternalServerUrls?, spokeCaBundle?: Uint8Array,
 //     resyncMs?, random?, log, clock? });
 //   await creating.run(signal);   // initial run, then every 60–120 min; resolves when signal aborts
+//   await creating.done;          // a sync succeeded: the ManagedCluster exists (or bootstrap RBAC is gone)
 //
 // ManagedClusterStatusController, with the hub credentials:
 //   const status = createStatusController({

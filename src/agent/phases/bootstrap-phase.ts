@@ -2,8 +2,11 @@
 // bootstrap kubeconfig's short-lived identity, OCM's ManagedClusterCreatingController makes sure the
 // cluster's ManagedCluster exists on the hub, and the register secret controller
 // BootstrapController@cluster:<name> creates a CSR, waits for its certificate and saves it in the
-// hub kubeconfig secret. Both stop, and the bootstrap client is closed, once the wait for the hub
-// kubeconfig has ended.
+// hub kubeconfig secret. Both stop once the wait for the hub kubeconfig has ended, except a creating
+// controller that has not seen the ManagedCluster exist yet: a hub that signs bootstrap CSRs without
+// waiting for the cluster (auto-approval, as OCM's) may end the phase while the create is still
+// failing against a hub starved by a join storm, and nothing else ever creates the cluster. That
+// controller goes on in the run's scope until it succeeds; the bootstrap client closes after it.
 
 import { setMaxListeners } from 'node:events';
 import type { Secret } from '../../api/core.js';
@@ -18,7 +21,7 @@ import type { BootstrapHub } from './bootstrap-hub.js';
 import { clusterCsrInformer, watchClusterCsrs } from './cluster-csrs.js';
 import { openHubClient } from './hub-client.js';
 import type { AgentNames } from './prepare.js';
-import { createRunScope, runWhenSynced } from './run-scope.js';
+import { createRunScope, runWhenSynced, type RunScope } from './run-scope.js';
 
 export interface BootstrapPhaseInput {
   options: Pick<SpokeAgentOptions, 'namespace' | 'hubKubeconfigSecret' | 'clusterAnnotations' | 'spokeExternalServerUrls' | 'hubKubeApiQps' | 'hubKubeApiBurst'> & {
@@ -36,14 +39,17 @@ export interface BootstrapPhaseInput {
   userAgent: string;
   /** Cancels the run (a restart). */
   cancel(reason: string): void;
+  /** The run's scope: keeps a creating controller that outlives the phase. */
+  runScope: RunScope;
 }
 
-/** How long a ManagedCluster write in flight may outlive the phase: two webhook timeouts of kube-apiserver (10 s each) and some. */
-const WRITE_GRACE_MS = 30_000;
-
 export interface BootstrapControllers {
-  /** Stops the controllers and waits for them; the driver is left without a hub. */
-  stop(): Promise<void>;
+  /**
+   * Stops the controllers and waits for them; the driver is left without a hub. With `joined` (the
+   * hub kubeconfig became valid), a creating controller that has not succeeded yet is left running
+   * in the run's scope instead, until it succeeds or the run ends.
+   */
+  stop(joined: boolean): Promise<void>;
 }
 
 export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortSignal): BootstrapControllers {
@@ -55,15 +61,11 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
   setMaxListeners(0, phase.signal);
   const stopPhase = (): void => phase.abort();
   signal.addEventListener('abort', stopPhase, { once: true });
-  // A ManagedCluster create already sent outlives the phase (up to WRITE_GRACE_MS): with
-  // auto-approval the hub may sign the CSR, which ends the phase, while the hub's admission webhooks
-  // still hold the create; aborting it then would leave the cluster without a ManagedCluster, since
-  // only this phase creates it.
-  const writes = new AbortController();
-  const abortWrites = (): void => writes.abort();
-  signal.addEventListener('abort', abortWrites, { once: true });
+  // The creating controller's own signal: the run's end, or its success once the phase is over.
+  const creating = new AbortController();
+  const stopCreating = (): void => creating.abort();
+  signal.addEventListener('abort', stopCreating, { once: true });
   const scope = createRunScope();
-  scope.onEnd(() => bootstrapClient.close());
   scope.onEnd(() => hub.driver.setHub(undefined));
 
   const csrInformer = clusterCsrInformer({ hubClient: bootstrapClient, clusterName: names.clusterName, driver: hub.driver, resyncMs: opts.timings.informerResyncMs, log, clock });
@@ -85,7 +87,6 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
   const creatingController = createCreatingController({
     clusterName: names.clusterName,
     bootstrapClient,
-    writeSignal: writes.signal,
     clusterAnnotations: opts.clusterAnnotations,
     spokeExternalServerUrls: opts.spokeExternalServerUrls,
     ...(i.spokeCaBundle ? { spokeCaBundle: i.spokeCaBundle } : {}),
@@ -94,7 +95,11 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
     clock,
   });
   csrInformer.start(phase.signal);
-  scope.start([creatingController], phase.signal, log);
+  const creatingRun = creatingController.run(creating.signal).catch((err: unknown) => {
+    if (!creating.signal.aborted) log.error('controller stopped with an error', { controller: creatingController.name, err });
+  });
+  let created = false;
+  void creatingController.done.then(() => (created = true));
   scope.track(
     runWhenSynced({
       controller: { name: bootstrapController.controller.name, run: (s) => bootstrapController.run(s) },
@@ -106,13 +111,22 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
     }),
   );
   return {
-    async stop() {
-      const grace = setTimeout(abortWrites, WRITE_GRACE_MS);
+    async stop(joined) {
       phase.abort();
       signal.removeEventListener('abort', stopPhase);
       await scope.end();
-      clearTimeout(grace);
-      signal.removeEventListener('abort', abortWrites);
+      const finished = creatingRun.finally(() => {
+        signal.removeEventListener('abort', stopCreating);
+        bootstrapClient.close();
+      });
+      void creatingController.done.then(stopCreating);
+      if (created || !joined || signal.aborted) {
+        stopCreating();
+        await finished;
+        return;
+      }
+      log.info('the ManagedCluster is not on the hub yet; its creating controller goes on with the bootstrap credentials until it is');
+      i.runScope.track(finished);
     },
   };
 }

@@ -1,9 +1,12 @@
 // The agent's creating controller against a real hub: creates the ManagedCluster, updates an existing
-// one only when its client configs change.
+// one only when its client configs change, keeps retrying a failing hub without long waits, and
+// says when the cluster exists.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManagedCluster } from '../../../src/api/cluster.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
+import { ApiStatusError, NetworkError, statusFromCode } from '../../../src/client/errors.js';
+import { createManualClock } from '../../../src/client/manual-clock.js';
 import { nullLogger } from '../../../src/util/logger.js';
 import { createCreatingController } from '../../../src/agent/managedcluster/index.js';
 import { createAcceptedCluster, startClusters, type Clusters } from './clusters.js';
@@ -73,32 +76,67 @@ test('an existing cluster is updated only when the number of client configs chan
   assert.equal((await clusters.get('existing')).metadata.resourceVersion, after1.metadata.resourceVersion);
 });
 
-test('a create already sent completes when the run stops, on the write signal', async () => {
-  const ac = new AbortController();
-  const writes = new AbortController();
-  const seen: Array<AbortSignal | undefined> = [];
-  // The run stops while the create is in flight, as when the hub signs the CSR before admitting the cluster.
-  const slowHub = new Proxy(env.hubAdmin, {
+test('a hub that fails the get is retried with backoff capped at 30 s; done resolves only once the cluster exists', async () => {
+  const clock = createManualClock();
+  let failuresLeft = 16; // uncapped, the 16th retry would wait 5 ms × 2^15 ≈ 164 s
+  let gets = 0;
+  // A hub starved by a join storm: the ManagedCluster get times out or fails, again and again.
+  const starvedHub = new Proxy(env.hubAdmin, {
     get(target, prop, receiver) {
       if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
       return (t: Parameters<typeof target.resource>[0]) => {
         const r = target.resource<ManagedCluster>(t);
         return new Proxy(r, {
           get(rt, p, rr) {
-            if (p !== 'create') return Reflect.get(rt, p, rr) as unknown;
-            return async (obj: ManagedCluster, o: { signal?: AbortSignal }) => {
-              seen.push(o.signal);
-              ac.abort();
-              return rt.create(obj, o);
+            if (p !== 'get') return Reflect.get(rt, p, rr) as unknown;
+            return async (name: string, o: { signal?: AbortSignal }) => {
+              gets++;
+              if (failuresLeft-- > 0) throw gets % 2 === 0 ? new NetworkError('request timed out after 30000 ms') : new ApiStatusError(statusFromCode(503));
+              return rt.get(name, o);
             };
           },
         });
       };
     },
   });
-  const c = createCreatingController({ clusterName: 'create-in-flight', bootstrapClient: slowHub, writeSignal: writes.signal, log: nullLogger() });
-  await c.run(ac.signal);
-  assert.equal(seen[0], writes.signal);
-  const mc = await env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters).get('create-in-flight');
-  assert.equal(mc.metadata.name, 'create-in-flight');
+  const c = createCreatingController({ clusterName: 'create-after-failures', bootstrapClient: starvedHub, log: nullLogger(), clock, resyncMs: 3_600_000 });
+  let done = false;
+  void c.done.then(() => (done = true));
+  const ac = new AbortController();
+  const running = c.run(ac.signal);
+  const waits: number[] = [];
+  for (let attempt = 1; attempt <= 16; attempt++) {
+    // The retry is the earliest timer (the resync is an hour away).
+    await waitFor(() => gets === attempt && clock.nextDue() !== undefined && clock.nextDue()! - clock.now() < 3_600_000);
+    assert.equal(done, false, 'not done while the get fails');
+    waits.push(clock.nextDue()! - clock.now());
+    clock.advance(waits.at(-1)!);
+  }
+  await c.done;
+  assert.equal(gets, 17);
+  assert.equal(Math.max(...waits), 30_000, `retry waits ${waits.join(', ')} ms`);
+  assert.deepEqual(waits.slice(0, 3), [5, 10, 20]);
+  const mc = await env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters).get('create-after-failures');
+  assert.equal(mc.metadata.name, 'create-after-failures');
+  ac.abort();
+  await running;
+});
+
+test('done resolves when the bootstrap identity may no longer read the cluster (nothing left to do)', async () => {
+  const forbidden = new Proxy(env.hubAdmin, {
+    get(target, prop, receiver) {
+      if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
+      return () => ({
+        get: async () => {
+          throw new ApiStatusError(statusFromCode(403));
+        },
+      });
+    },
+  });
+  const c = createCreatingController({ clusterName: 'forbidden', bootstrapClient: forbidden, log: nullLogger() });
+  const ac = new AbortController();
+  const running = c.run(ac.signal);
+  await c.done;
+  ac.abort();
+  await running;
 });
