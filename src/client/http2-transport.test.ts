@@ -62,6 +62,7 @@ interface Res {
 function handler(watches: Res[]) {
   return (req: Req, res: Res): void => {
     const url = new URL(req.url ?? '/', 'https://x');
+    if (url.pathname === '/hang') return;
     if (url.searchParams.get('watch') === 'true') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } }) + '\n');
@@ -230,6 +231,19 @@ test('should open a new session for a rotated certificate and close the old one 
   await oldClosed;
   assert.equal((await who()).cn, 'second');
   assert.equal(s.sessions.length, 2);
+});
+
+test('should fail with a NetworkError when response headers do not come in time, for requests and streams alike', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  const cfg = await clientConfig(pki, s.url);
+  const transport = createTransport({ source: { current: () => cfg }, userAgent: 'test', timeoutMs: 200 });
+  t.after(() => transport.close());
+  await assert.rejects(transport.send({ method: 'GET', path: '/hang' }), NetworkError);
+  await assert.rejects(transport.send({ method: 'GET', path: '/hang?watch=false', timeoutMs: 0 }), (err: unknown) => err instanceof NetworkError && /no response headers/.test(err.message));
+  // The session survives its streams' timeouts.
+  assert.equal(JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/whoami' }), 'whoami')).httpVersion, '2.0');
+  assert.equal(s.sessions.length, 1);
 });
 
 test('should cancel only the aborted watch stream and keep the session', async (t) => {
