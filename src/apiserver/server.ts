@@ -159,6 +159,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     requestCert: true,
     rejectUnauthorized: false,
     handshakeTimeout: limits.handshakeTimeoutMs,
+    // As node:https sets by default (node:http2 does not): a watch event or a response goes out at
+    // once instead of waiting behind Nagle's algorithm for the previous segment's ACK.
+    noDelay: true,
     settings: { maxConcurrentStreams: limits.maxStreamsPerConnection, maxHeaderListSize: limits.maxHeaderBytes },
   });
   // The HTTP/1.1 side reads its settings from the server object; set before listen(), which
