@@ -93,6 +93,7 @@ interface Http1ServerSettings {
   keepAliveTimeout: number;
   maxHeaderSize: number;
   requestTimeout: number;
+  requireHostHeader: boolean;
 }
 const DEFAULT_TIMINGS: ServerTimings = { minRequestTimeoutMs: 1800_000, bookmarkIntervalMs: 60_000, futureWaitMs: 3000 };
 
@@ -175,6 +176,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     maxHeaderSize: limits.maxHeaderBytes,
     // Watches stay open for as long as they last.
     requestTimeout: 0,
+    // node:https's default: an HTTP/1.1 request without Host is a 400.
+    requireHostHeader: true,
   };
   Object.assign(server, http1);
   // Both protocols reach the handlers, which use the members node:http's objects share with the
