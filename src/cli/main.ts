@@ -4,6 +4,9 @@
 //
 // Only the module of the subcommand being run is loaded: the agent is a long-running process whose
 // memory should not pay for the hub, the API server or the certificate library it never uses.
+
+// First: V8 flags that must hold before anything else runs.
+import './v8-flags.js';
 import { Command, CommanderError } from 'commander';
 import { CliUsageError } from './usage-error.js';
 import { rewriteRegistrationArgs } from './registration-aliases.js';
