@@ -14,6 +14,7 @@ import { createTransport, readBody } from './http-transport.js';
 import type { ClientConfig } from './kubeconfig.js';
 import { resourceTypes } from './resource-types.js';
 import { NetworkError } from './errors.js';
+import type { KubeClient } from './types.js';
 import type { KubeObject, WatchEvent } from '../api/meta.js';
 
 interface Pki {
@@ -118,6 +119,17 @@ async function firstEvent(iter: AsyncIterator<WatchEvent<KubeObject>>): Promise<
   return r.value as WatchEvent<KubeObject>;
 }
 
+/** A server, a client of it and one watch of secrets already past its first event. */
+async function watchingClient(t: { after(fn: () => void | Promise<void>): void }, signal?: AbortSignal): Promise<{ s: H2Server; client: KubeClient; it: AsyncIterator<WatchEvent<KubeObject>> }> {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  const client = createKubeClient(await clientConfig(pki, s.url));
+  t.after(() => client.close());
+  const it = client.resource(resourceTypes.secrets, 'ns').watch(signal ? { signal } : {})[Symbol.asyncIterator]();
+  await firstEvent(it);
+  return { s, client, it };
+}
+
 test('should share one HTTP/2 session for many requests and several watches, presenting the client certificate and token', async (t) => {
   const pki = await pkiPromise;
   const s = await startH2(t, pki);
@@ -177,12 +189,7 @@ test('should fall back to HTTP/1.1 against a server without h2', async (t) => {
 });
 
 test('should end an in-flight watch with a NetworkError when the server drops the session, and reconnect for the next request', async (t) => {
-  const pki = await pkiPromise;
-  const s = await startH2(t, pki);
-  const client = createKubeClient(await clientConfig(pki, s.url));
-  t.after(() => client.close());
-  const it = client.resource(resourceTypes.secrets, 'ns').watch()[Symbol.asyncIterator]();
-  await firstEvent(it);
+  const { s, client, it } = await watchingClient(t);
   s.sessions[0]?.destroy();
   await assert.rejects(it.next(), NetworkError);
   assert.equal((await client.request<WhoAmI>('GET', '/whoami')).httpVersion, '2.0');
@@ -190,12 +197,7 @@ test('should end an in-flight watch with a NetworkError when the server drops th
 });
 
 test('should send new requests over a new session after a GOAWAY while the old session finishes its watch', async (t) => {
-  const pki = await pkiPromise;
-  const s = await startH2(t, pki);
-  const client = createKubeClient(await clientConfig(pki, s.url));
-  t.after(() => client.close());
-  const it = client.resource(resourceTypes.secrets, 'ns').watch()[Symbol.asyncIterator]();
-  await firstEvent(it);
+  const { s, client, it } = await watchingClient(t);
   const first = s.sessions[0];
   assert.ok(first);
   const goaway = new Promise((r) => first.once('close', r));
@@ -247,13 +249,8 @@ test('should fail with a NetworkError when response headers do not come in time,
 });
 
 test('should cancel only the aborted watch stream and keep the session', async (t) => {
-  const pki = await pkiPromise;
-  const s = await startH2(t, pki);
-  const client = createKubeClient(await clientConfig(pki, s.url));
-  t.after(() => client.close());
   const ac = new AbortController();
-  const it = client.resource(resourceTypes.secrets, 'ns').watch({ signal: ac.signal })[Symbol.asyncIterator]();
-  await firstEvent(it);
+  const { s, client, it } = await watchingClient(t, ac.signal);
   const serverSaw = new Promise<void>((r) => s.watches[0]?.once('close', () => r()));
   ac.abort();
   await assert.rejects(it.next(), { name: 'AbortError' });

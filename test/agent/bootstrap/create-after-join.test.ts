@@ -5,11 +5,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ManagedCluster } from '../../../src/api/cluster.js';
-import type { Secret } from '../../../src/api/core.js';
 import { startSpokeAgent } from '../../../src/agent/spoke-agent.js';
 import { ApiError } from '../../../src/apiserver/http/errors.js';
 import type { AdmissionPlugin } from '../../../src/apiserver/pipeline.js';
@@ -18,7 +17,7 @@ import { getIfExists } from '../../helpers/objects.js';
 import { testLogger } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { ensureNamespace, startClusters } from '../controllers/clusters.js';
-import { AGENT_NS, autoDecideCsrs, grantAgentsClusterAdmin, testAgentOptions } from './fixture.js';
+import { AGENT_NS, autoDecideCsrs, grantAgentsClusterAdmin, testAgentOptions, writeBootstrapKubeconfig } from './fixture.js';
 
 test('should create the ManagedCluster after the bootstrap phase when every create failed until the certificate was signed', async () => {
   let failCreates = true;
@@ -40,15 +39,8 @@ test('should create the ManagedCluster after the bootstrap phase when every crea
     const { hub, spoke, hubAdmin, spokeAdmin } = clusters;
     await ensureNamespace(spokeAdmin, AGENT_NS);
     await grantAgentsClusterAdmin(hubAdmin);
-    const bootstrapText = await readFile(hub.adminKubeconfigPath, 'utf8');
     const bootstrapKubeconfig = join(dir, 'bootstrap.kubeconfig');
-    await writeFile(bootstrapKubeconfig, bootstrapText, { mode: 0o600 });
-    await spokeAdmin.resource<Secret>(resourceTypes.secrets, AGENT_NS).create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'bootstrap-hub-kubeconfig', namespace: AGENT_NS },
-      data: { kubeconfig: Buffer.from(bootstrapText).toString('base64') },
-    });
+    await writeBootstrapKubeconfig(hub.adminKubeconfigPath, spokeAdmin, bootstrapKubeconfig);
     // The hub signs CSRs without waiting for the ManagedCluster, as auto-approval does.
     const deciding = autoDecideCsrs(hubAdmin, 'cluster1', decide.signal);
     const agent = await startSpokeAgent({

@@ -35,6 +35,21 @@ export interface AgentEnv extends Clusters {
 }
 
 /** The agents' certificate identities may do anything on the hub (the hub's RBAC is not under test). */
+/**
+ * The hub's admin kubeconfig as the agent's bootstrap kubeconfig: written to `path` (0600) and stored
+ * as the spoke's `bootstrap-hub-kubeconfig` Secret in the agent namespace.
+ */
+export async function writeBootstrapKubeconfig(hubKubeconfigPath: string, spokeAdmin: KubeClient, path: string): Promise<void> {
+  const text = await readFile(hubKubeconfigPath, 'utf8');
+  await writeFile(path, text, { mode: 0o600 });
+  await spokeAdmin.resource<Secret>(resourceTypes.secrets, AGENT_NS).create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'bootstrap-hub-kubeconfig', namespace: AGENT_NS },
+    data: { kubeconfig: Buffer.from(text).toString('base64') },
+  });
+}
+
 export async function grantAgentsClusterAdmin(hubAdmin: KubeClient): Promise<void> {
   await hubAdmin.resource<ClusterRoleBinding>(resourceTypes.clusterRoleBindings).create({
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -79,14 +94,7 @@ export async function startAgentEnv(t: { after(fn: () => Promise<void>): void },
   await grantAgentsClusterAdmin(hubAdmin);
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-agent-'));
   const bootstrapKubeconfigPath = join(dir, 'bootstrap.kubeconfig');
-  const bootstrapText = await readFile(hub.adminKubeconfigPath, 'utf8');
-  await writeFile(bootstrapKubeconfigPath, bootstrapText, { mode: 0o600 });
-  await spokeAdmin.resource<Secret>(resourceTypes.secrets, AGENT_NS).create({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'bootstrap-hub-kubeconfig', namespace: AGENT_NS },
-    data: { kubeconfig: Buffer.from(bootstrapText).toString('base64') },
-  });
+  await writeBootstrapKubeconfig(hub.adminKubeconfigPath, spokeAdmin, bootstrapKubeconfigPath);
   const hubKubeconfigDir = join(dir, 'hub-kubeconfig');
   const handles: SpokeAgentHandle[] = [];
   let deciding: { ac: AbortController; done: Promise<void> } | undefined;
