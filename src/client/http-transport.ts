@@ -14,6 +14,7 @@ import { createSecureContext, type ConnectionOptions, type SecureContext } from 
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ClientConfig, ConfigSource } from './kubeconfig.js';
 import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
+import { requestSignal } from './request-signal.js';
 import type { Status } from '../api/meta.js';
 import { errorMessage } from '../util/errors.js';
 import { http1Response, type HttpResponse } from './http-response.js';
@@ -90,10 +91,8 @@ export function createTransport(opts: TransportOptions): Transport {
         headers['Content-Length'] = String(Buffer.byteLength(s.body));
       }
       const timeoutMs = s.timeoutMs ?? opts.timeoutMs;
-      const signals: AbortSignal[] = [];
-      if (s.signal) signals.push(s.signal);
-      if (timeoutMs > 0) signals.push(AbortSignal.timeout(timeoutMs));
-      const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+      const rs = requestSignal(s.signal, timeoutMs);
+      const signal = rs.signal;
       const isHttps = url.protocol === 'https:';
       const reqOpts: https.RequestOptions & Pick<ConnectionOptions, 'secureContext'> = {
         method: s.method,
@@ -129,9 +128,10 @@ export function createTransport(opts: TransportOptions): Transport {
         try {
           res = await h2.send(cfg, target, { headers: http2Headers(s.method, url, headers), body: s.body, signal, headersTimeoutMs });
         } catch (err) {
+          rs.release();
           throw s.signal?.aborted ? (s.signal.reason ?? err) : new NetworkError(`${s.method} ${s.path}: ${errorMessage(err)}`, { cause: err });
         }
-        if (res !== 'http/1.1') return res;
+        if (res !== 'http/1.1') return releasedWhenDone(res, rs.release);
       }
       return new Promise<HttpResponse>((resolvePromise, reject) => {
         let req: http.ClientRequest;
@@ -144,18 +144,20 @@ export function createTransport(opts: TransportOptions): Transport {
           }
           req = (isHttps ? https : http).request(reqOpts, (res) => {
             if (headersTimer) clearTimeout(headersTimer);
-            resolvePromise(http1Response(res, req.reusedSocket));
+            resolvePromise(releasedWhenDone(http1Response(res, req.reusedSocket), rs.release));
           });
           if (headersTimeoutMs > 0) {
             headersTimer = setTimeout(() => req.destroy(new Error(`no response headers within ${headersTimeoutMs} ms`)), headersTimeoutMs);
             headersTimer.unref();
           }
         } catch (err) {
+          rs.release();
           reject(new NetworkError(`${s.method} ${s.path}: ${errorMessage(err)}`, { cause: err }));
           return;
         }
         req.on('error', (err) => {
           if (headersTimer) clearTimeout(headersTimer);
+          rs.release();
           if (s.signal?.aborted) reject(s.signal.reason ?? err);
           else reject(new NetworkError(`${s.method} ${s.path}: ${err.message}`, { cause: err }));
         });
@@ -166,6 +168,38 @@ export function createTransport(opts: TransportOptions): Transport {
       h2?.close();
       httpsAgent.destroy();
       httpAgent.destroy();
+    },
+  };
+}
+
+/**
+ * The response, releasing the request's signal once its body has been read to the end, failed or
+ * been given up (the REST client always does one of these).
+ */
+function releasedWhenDone(res: HttpResponse, release: () => void): HttpResponse {
+  return {
+    get statusCode() {
+      return res.statusCode;
+    },
+    get headers() {
+      return res.headers;
+    },
+    get reusedConnection() {
+      return res.reusedConnection;
+    },
+    get complete() {
+      return res.complete;
+    },
+    destroy(err) {
+      release();
+      res.destroy(err);
+    },
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* res;
+      } finally {
+        release();
+      }
     },
   };
 }

@@ -247,6 +247,8 @@ interface RunningControllers {
 /** Starts the informers and, once their caches synced, every controller the gates enable; they stop with `signal`. */
 async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promise<RunningControllers> {
   const { client, options, clock, log, metrics } = deps;
+  // The leadership signal, like the internal one: every informer and controller listens for its abort.
+  setMaxListeners(1000, signal);
   const csrResource = await hubCsrResource(client, options.featureGates['V1beta1CSRAPICompatibility'] === true, signal);
   const factory = createInformerFactory(client, { log: log.child({ component: 'informer' }), clock, resyncMs: options.timings.resyncMs });
   const filtered = { labelSelector: HUB_KUBE_LABEL_SELECTOR };
