@@ -18,6 +18,7 @@ import { nullLogger, type Logger } from '../util/logger.js';
 import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
 import { resourceTypes } from './resource-types.js';
 import type { KubeClient } from './types.js';
+import { requestSignal } from './request-signal.js';
 
 /** client-go's JitterFactor: acquisition retries wait retryPeriod plus up to 1.2 × retryPeriod. */
 const JITTER_FACTOR = 1.2;
@@ -223,8 +224,14 @@ export async function runWithLeaderElection(o: LeaderElectionOptions): Promise<L
   renew: while (!leading.signal.aborted) {
     const deadline = clock.now() + o.renewDeadlineMs;
     for (;;) {
-      const round = AbortSignal.any([leading.signal, AbortSignal.timeout(Math.max(1, deadline - clock.now()))]);
-      if (await attempt(round, 'renewing')) break;
+      const round = requestSignal(leading.signal, Math.max(1, deadline - clock.now()));
+      let renewed: boolean;
+      try {
+        renewed = await attempt(round.signal!, 'renewing');
+      } finally {
+        round.release();
+      }
+      if (renewed) break;
       if (leading.signal.aborted) break renew;
       const left = deadline - clock.now();
       if (left <= 0 || !(await sleep(Math.min(o.retryPeriodMs, left), leading.signal))) {

@@ -15,6 +15,7 @@ import { startServing, type RunningServer, type ServingTls } from '../../util/se
 import { ReviewInputError, decodeAdmissionReview, reviewResponse } from './admission-review.js';
 import { hubAnswers } from './hub-answers.js';
 import { REVIEW_HANDLERS, type ReviewAnswers } from './review-handlers.js';
+import { requestSignal } from '../../client/request-signal.js';
 
 // controller-runtime's limit: an AdmissionReview carries the object twice (new and old).
 const MAX_BODY_BYTES = 7 * 1024 * 1024;
@@ -127,12 +128,17 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       return;
     }
     const started = clock.now();
-    const signal = AbortSignal.any([closing.signal, AbortSignal.timeout(timeoutMs)]);
-    const response = await handler(request, {
-      answers: answersFor(signal),
-      nowRfc3339: rfc3339(new Date(clock.now())),
-      defaultClusterSet: opts.defaultClusterSet,
-    });
+    const review = requestSignal(closing.signal, timeoutMs);
+    let response: Awaited<ReturnType<typeof handler>>;
+    try {
+      response = await handler(request, {
+        answers: answersFor(review.signal!),
+        nowRfc3339: rfc3339(new Date(clock.now())),
+        defaultClusterSet: opts.defaultClusterSet,
+      });
+    } finally {
+      review.release();
+    }
     const fields = {
       path, uid: request.uid, operation: request.operation, name: request.name, user: request.userInfo.username,
       allowed: response.allowed, durationMs: clock.now() - started,
