@@ -1,20 +1,13 @@
 // HTTP/2 on the embedded API server (chosen by TLS ALPN, HTTP/1.1 still served): requests and
 // watches sharing one session, client-certificate identity, refusals, a large list, idle sessions
-// closed after the keep-alive timeout, GOAWAY on shutdown, curl over both protocols.
+// closed after the keep-alive timeout, GOAWAY on shutdown.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { promisify } from 'node:util';
 import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
 import { waitFor } from '../helpers/wait-for.js';
-
-const run = promisify(execFile);
 
 interface Credentials {
   ca: string;
@@ -261,34 +254,6 @@ describe('apiserver over HTTP/2', () => {
     assert.equal(tooLarge.json.kind, 'Status');
     // The session outlives the refused stream.
     assert.equal((await request(session, 'GET', '/version')).status, 200);
-  });
-
-  it('should serve curl over HTTP/2 and HTTP/1.1', async (t) => {
-    let features = '';
-    try {
-      features = (await run('curl', ['-V'])).stdout;
-    } catch {
-      t.skip('curl not found');
-      return;
-    }
-    if (!/\bHTTP2\b/.test(features)) {
-      t.skip('curl without HTTP/2');
-      return;
-    }
-    const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-h2-curl-'));
-    try {
-      await writeFile(join(dir, 'ca.pem'), admin.ca);
-      await writeFile(join(dir, 'cert.pem'), admin.cert ?? '');
-      await writeFile(join(dir, 'key.pem'), admin.key ?? '', { mode: 0o600 });
-      const curl = async (proto: string): Promise<string> => (await run('curl', [
-        proto, '-sS', '--cacert', join(dir, 'ca.pem'), '--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem'),
-        '-o', '/dev/null', '-w', '%{http_version} %{http_code}', `${srv.url}/api/v1/namespaces`,
-      ])).stdout;
-      assert.equal(await curl('--http2'), '2 200');
-      assert.equal(await curl('--http1.1'), '1.1 200');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
   });
 });
 
