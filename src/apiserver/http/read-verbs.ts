@@ -3,9 +3,9 @@
 
 import { getObject, openList, parseRv } from '../registry/rest-reads.js';
 import { whenRevisionStored, whenStored } from '../registry/rest-writes.js';
-import { prefixOf } from '../registry/versions.js';
+import { prefixOf, selectionPrefix } from '../registry/versions.js';
 import { errors, fieldErrors } from './errors.js';
-import { buildFilter } from './list-filter.js';
+import { buildSelection } from './list-filter.js';
 import { sendList, sendObject, watchEncoder } from './output.js';
 import { boolParam, intParam } from './query-params.js';
 import { logWatchEnd } from './request-log.js';
@@ -34,10 +34,10 @@ export async function handleGet(ctx: ServerContext, v: VerbRequest): Promise<voi
 export async function handleList(ctx: ServerContext, v: VerbRequest): Promise<void> {
   const { query } = v;
   refuseSendInitialEvents(query, 'list');
-  const filter = buildFilter(v.served, { labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector') });
+  const sel = buildSelection(v.served, { labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector') });
   const list = await openList(ctx.regCtx, v.scope, {
     maxBytes: ctx.maxListBytes,
-    ...(filter ? { filter } : {}),
+    ...(sel.filter ? { filter: sel.filter, pinned: sel, hints: sel.hints } : {}),
     limit: intParam(query, 'limit'),
     continueToken: query.get('continue') || undefined,
     resourceVersion: query.get('resourceVersion') ?? undefined,
@@ -64,7 +64,7 @@ export async function handleWatch(ctx: ServerContext, v: VerbRequest): Promise<v
   if (query.get('resourceVersionMatch')) {
     throw errors.invalidOptions('ListOptions', [fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided')]);
   }
-  const filter = buildFilter(v.served, {
+  const sel = buildSelection(v.served, {
     labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector'), ...(v.name ? { pathName: v.name } : {}),
   });
   // A HEAD response has no body, so a stream would never end and the kept-alive connection would be
@@ -77,8 +77,11 @@ export async function handleWatch(ctx: ServerContext, v: VerbRequest): Promise<v
   const started = ctx.regCtx.now();
   const w = serveWatch(v.res, {
     store: ctx.store,
-    prefix: prefixOf(v.served, v.scope.namespace),
-    filter: filter ?? (() => true),
+    // A watch on one object (by path or metadata.name) or one namespace subscribes to just that:
+    // the store then never offers it the events of every other cluster's objects.
+    prefix: sel.filter ? selectionPrefix(v.served, v.scope.namespace, sel) : prefixOf(v.served, v.scope.namespace),
+    filter: sel.filter ?? (() => true),
+    hints: sel.hints,
     resourceVersion: parseRv(query.get('resourceVersion') ?? undefined),
     allowBookmarks: boolParam(query, 'allowWatchBookmarks') ?? false,
     timeoutMs: watchTimeoutMs(ctx, query),

@@ -16,7 +16,7 @@
 import type { ServerResponse } from 'node:http';
 import type { KubeObject, WatchEventType } from '../../api/meta.js';
 import type { Logger } from '../../util/logger.js';
-import { StoreCompactedError, type Store, type StoreEvent, type WatchSubscription } from '../storage/types.js';
+import { StoreCompactedError, type SelectorHints, type Store, type StoreEvent, type WatchSubscription } from '../storage/types.js';
 import { errors, type ApiError } from './errors.js';
 import { abandonResponse, isHttp2 } from './http-version.js';
 import { toApiError } from './respond.js';
@@ -40,6 +40,8 @@ export interface WatchRequest {
   store: Store;
   prefix: string;
   filter: (obj: KubeObject) => boolean;
+  /** What `filter` pins down, for the store's fan-out and initial list. */
+  hints?: SelectorHints;
   resourceVersion: number | undefined;
   allowBookmarks: boolean;
   timeoutMs: number;
@@ -157,6 +159,7 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
   const subscribe = (from: number): void => {
     sub = w.store.watch(w.prefix, {
       fromRevision: from,
+      ...(w.hints ? { hints: w.hints } : {}),
       onEvent,
       onClose: (reason) => end(reason === 'slow' ? 'slow consumer' : 'store closed'),
     });
@@ -165,7 +168,7 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
   try {
     const rv = w.resourceVersion;
     if (rv === undefined) {
-      const listed = w.store.list(w.prefix, { filter: w.filter });
+      const listed = w.store.list(w.prefix, { filter: w.filter, ...(w.hints ? { hints: w.hints } : {}) });
       lastRevision = listed.revision;
       const start = (): void => {
         subscribe(listed.revision);

@@ -9,7 +9,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { KubeObject } from '../../api/meta.js';
 import { errors } from '../http/errors.js';
-import type { ListResult, Store, StoredObject } from '../storage/types.js';
+import type { ListResult, SelectorHints, Store, StoredObject } from '../storage/types.js';
 
 /** Stored bytes read per batch (a few ms of parsing). */
 const TARGET_BATCH_BYTES = 2 * 1024 * 1024;
@@ -22,6 +22,8 @@ export interface ListReadOptions {
   /** Stored object → the wire form of the requested version. */
   toWire(obj: KubeObject): KubeObject;
   filter?: (obj: KubeObject) => boolean;
+  /** What `filter` pins down, handed to the store so it can skip what the filter would reject. */
+  hints?: SelectorHints;
   /** Page size asked by the client; undefined or 0 = the whole collection. */
   limit?: number;
   startAfterKey?: string;
@@ -69,6 +71,7 @@ class BatchedReader {
     const r = this.store.list(this.o.prefix, {
       limit: n,
       filter: acceptAll,
+      ...(this.o.filter && this.o.hints ? { hints: this.o.hints } : {}),
       ...(after !== undefined ? { startAfterKey: after } : {}),
       ...(this.revision !== undefined ? { atRevision: this.revision } : {}),
     });

@@ -2,14 +2,17 @@
 
 import { apiVersionOf, type KubeList, type KubeObject } from '../../api/meta.js';
 import { errors, fieldErrors, type ApiError } from '../http/errors.js';
-import { StoreCompactedError } from '../storage/types.js';
+import { StoreCompactedError, type SelectorHints } from '../storage/types.js';
 import { readList } from './list-reader.js';
 import type { RegistryContext, RequestScope } from './rest-context.js';
 import { loadCurrent } from './rest-writes.js';
-import { prefixOf, toWire } from './versions.js';
+import { prefixOf, selectionPrefix, toWire } from './versions.js';
 
 export interface ListParams {
   filter?: (obj: KubeObject) => boolean;
+  /** What the filter pins down: narrows the keys read (name, namespace) and lets the store use its indexes (label). */
+  pinned?: { name?: string; namespace?: string };
+  hints?: SelectorHints;
   limit?: number;
   continueToken?: string;
   resourceVersion?: string;
@@ -151,9 +154,9 @@ export async function openList(ctx: RegistryContext, scope: RequestScope, p: Lis
   let read;
   try {
     read = await readList(ctx.store, {
-      prefix: prefixOf(served, scope.namespace),
+      prefix: p.filter && p.pinned ? selectionPrefix(served, scope.namespace, p.pinned) : prefixOf(served, scope.namespace),
       toWire: (obj) => toWire(served, scope.version, obj),
-      ...(p.filter ? { filter: p.filter } : {}),
+      ...(p.filter ? { filter: p.filter, ...(p.hints ? { hints: p.hints } : {}) } : {}),
       ...(p.limit !== undefined && p.limit > 0 ? { limit: p.limit } : {}),
       ...(startAfterKey !== undefined ? { startAfterKey } : {}),
       ...(atRevision !== undefined ? { atRevision } : {}),

@@ -40,6 +40,16 @@ export interface StoreEvent {
   prevObject?: KubeObject;
 }
 
+/**
+ * What a request's selectors pin down, so the store can narrow a read or a watch fan-out to the
+ * objects they can match. Advisory only: the request's filter still decides every item, so a store
+ * may ignore a hint, but one that uses it must never drop an object the filter would keep.
+ */
+export interface SelectorHints {
+  /** Every match carries the label `key` with one of `values` (an `=`, `==` or `in` requirement). */
+  label?: { key: string; values: readonly string[] };
+}
+
 export interface ListOptions {
   /** Only keys strictly greater than this one (pagination). */
   startAfterKey?: string;
@@ -49,6 +59,8 @@ export interface ListOptions {
   atRevision?: number;
   /** Optional in-store filter so limit counts only matching items. */
   filter?: (obj: KubeObject) => boolean;
+  /** What the filter pins down (see SelectorHints); only meaningful together with `filter`. */
+  hints?: SelectorHints;
 }
 
 export interface ListResult {
@@ -78,6 +90,11 @@ export interface WatchOptions {
   onEvent: (ev: StoreEvent) => void | PromiseLike<void>;
   /** Called once if the subscriber is dropped (it fell too far behind, or the store closed). */
   onClose?: (reason: 'slow' | 'closed') => void;
+  /**
+   * What the subscriber's filter pins down: an event whose object and previous object both fail
+   * the hint can be left out (the watch would neither add, modify nor delete anything for it).
+   */
+  hints?: SelectorHints;
 }
 
 export class StoreConflictError extends Error {
