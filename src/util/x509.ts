@@ -189,11 +189,35 @@ export class X509ParseError extends Error {
 }
 
 /**
+ * One CSR is read several times in the hub's process (admission, validation, the approver on every
+ * change to its cluster, the signer), each time with a public-key import and a signature check:
+ * the last few hundred results are kept, by their PEM text, frozen so no reader can alter another's.
+ */
+const PARSED_CSR_CACHE_SIZE = 512;
+const parsedCsrs = new Map<string, ParsedCsr>();
+
+/**
  * Parses a PEM `CERTIFICATE REQUEST` (exactly the first such block) and checks its
- * self-signature synchronously. Throws X509ParseError when it is not a parseable request.
+ * self-signature synchronously. Throws X509ParseError when it is not a parseable request. The
+ * result is shared and frozen.
  */
 export function parseCsr(pem: string | Buffer): ParsedCsr {
-  const blocks = splitPemBlocks(typeof pem === 'string' ? pem : pem.toString('utf8'));
+  const text = typeof pem === 'string' ? pem : pem.toString('utf8');
+  const known = parsedCsrs.get(text);
+  if (known) return known;
+  const parsed = freezeParsed(parseCsrUncached(text));
+  if (parsedCsrs.size >= PARSED_CSR_CACHE_SIZE) parsedCsrs.delete(parsedCsrs.keys().next().value!);
+  parsedCsrs.set(text, parsed);
+  return parsed;
+}
+
+function freezeParsed(p: ParsedCsr): ParsedCsr {
+  for (const list of [p.commonNames, p.organizations, p.dnsNames, p.ipAddresses]) Object.freeze(list);
+  return Object.freeze(p);
+}
+
+function parseCsrUncached(text: string): ParsedCsr {
+  const blocks = splitPemBlocks(text);
   const block = blocks.find((b) => b.type === 'CERTIFICATE REQUEST' || b.type === 'NEW CERTIFICATE REQUEST');
   if (!block) throw new X509ParseError('PEM block type must be CERTIFICATE REQUEST');
   const native = readCsr(block.der);
