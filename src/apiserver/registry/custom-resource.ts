@@ -14,6 +14,8 @@ export interface SchemaOps {
   prune(obj: KubeObject, schema: Record<string, unknown>): string[];
   /** Applies defaults in place. */
   applyDefaults(obj: KubeObject, schema: Record<string, unknown>): void;
+  /** Whether applyDefaults would change the object (without changing it). */
+  needsDefaults(obj: KubeObject, schema: Record<string, unknown>): boolean;
   /** Field errors of the object against the schema. */
   validate(obj: KubeObject, schema: Record<string, unknown>): FieldError[];
 }
@@ -73,7 +75,9 @@ export function customResource(spec: CrdSpec, ops: SchemaOps | undefined): Serve
     toVersion(obj, version) {
       const out = { ...obj, apiVersion: `${group}/${version}`, kind: names.kind };
       const schema = schemaOf(byName.get(version));
-      if (ops && schema) {
+      // Stored objects are shared (watch events, caches): defaulting on read works on a copy, and
+      // only when there is a default to apply.
+      if (ops && schema && ops.needsDefaults(out, schema)) {
         const copy = structuredClone(out);
         ops.applyDefaults(copy, schema);
         return copy;

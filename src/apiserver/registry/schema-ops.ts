@@ -2,7 +2,7 @@
 // registry uses.
 
 import type { KubeObject } from '../../api/meta.js';
-import { applyDefaults, pruneObject, validateSchema, type JSONSchemaProps } from './schema/index.js';
+import { applyDefaults, needsDefaults, pruneObject, validateSchema, type JSONSchemaProps } from './schema/index.js';
 import { createPatternCache } from './schema/patterns.js';
 import type { SchemaOps } from './custom-resource.js';
 
@@ -14,6 +14,7 @@ export function schemaOps(): SchemaOps {
     applyDefaults: (obj: KubeObject, schema) => {
       applyDefaults(schema as JSONSchemaProps, obj);
     },
+    needsDefaults: (obj: KubeObject, schema) => needsDefaults(schema as JSONSchemaProps, obj),
     validate: (obj: KubeObject, schema) => validateSchema(schema as JSONSchemaProps, obj, { patterns }),
   };
 }

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDefaults } from './defaulting.js';
+import { isDeepStrictEqual } from 'node:util';
+import { applyDefaults, needsDefaults } from './defaulting.js';
 import { pruneObject } from './pruning.js';
 import type { JSONSchemaProps } from './types.js';
 
@@ -84,4 +85,52 @@ describe('pruneObject', () => {
       },
     });
   });
+});
+
+describe('needsDefaults', () => {
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['req'],
+        properties: {
+          a: { type: 'integer', default: 1 },
+          list: { type: 'array', items: { type: 'object', properties: { c: { type: 'boolean', default: false } } } },
+          nullable: { type: 'string', nullable: true, default: 'd' },
+          plain: { type: 'string' },
+          req: { type: 'string' },
+          free: { type: 'object', additionalProperties: { type: 'object', properties: { e: { type: 'string', default: 'e' } } } },
+        },
+      },
+    },
+  };
+  const cases: unknown[] = [
+    {},
+    { spec: { a: 2, nullable: null, req: null } },
+    { spec: { a: 2 } },
+    { spec: { a: 2, plain: null } },
+    { spec: { a: null } },
+    { spec: { a: 2, list: [{ c: true }, { c: false }] } },
+    { spec: { a: 2, list: [{ c: true }, {}] } },
+    { spec: { a: 2, free: { x: { e: 'y' } } } },
+    { spec: { a: 2, free: { x: {} } } },
+    { spec: { a: 2, unknown: { deep: null } } },
+    { spec: { a: 2, nullable: 'x' } },
+    { spec: { a: 2, nullable: null, list: [{ c: true }], free: { x: { e: 'y' } }, plain: 'p', req: 'r' } },
+    { spec: { a: 2, nullable: 'x', free: { x: {} } } },
+    'not an object',
+  ];
+  it('the cases include objects with and without a default to apply', () => {
+    const verdicts = new Set(cases.map((c) => needsDefaults(schema, c)));
+    assert.deepEqual([...verdicts].sort(), [false, true]);
+  });
+  for (const [i, value] of cases.entries()) {
+    it(`agrees with applyDefaults and leaves the value alone (case ${i})`, () => {
+      const before = structuredClone(value);
+      const changed = !isDeepStrictEqual(applyDefaults(schema, structuredClone(value)), value);
+      assert.equal(needsDefaults(schema, value), changed);
+      assert.deepEqual(value, before);
+    });
+  }
 });

@@ -3,6 +3,9 @@
 // takes the default, or is dropped when the property has no default and is not required (as
 // kube-apiserver's PruneNonNullableNullsWithoutDefaults does). Junctors (anyOf/allOf/oneOf/not) are
 // not descended. Mutates and returns `value`.
+//
+// `needsDefaults` is the same walk without writing: a stored object read back in its own version
+// almost never lacks a default, and knowing that spares the read a deep copy.
 
 import { isPlainObject } from '../../../util/merge-patch.js';
 import type { JSONSchemaProps } from './types.js';
@@ -27,4 +30,24 @@ export function applyDefaults(schema: JSONSchemaProps, value: unknown): unknown 
     if (prop) value[k] = applyDefaults(prop, child);
   }
   return value;
+}
+
+/** True when applyDefaults would change `value` (a default to set or a null to drop). Never mutates. */
+export function needsDefaults(schema: JSONSchemaProps, value: unknown): boolean {
+  if (Array.isArray(value)) {
+    const items = schema.items as JSONSchemaProps | undefined;
+    return items !== undefined && value.some((item) => needsDefaults(items, item));
+  }
+  if (!isPlainObject(value)) return false;
+  const required = schema.required;
+  for (const [k, prop] of Object.entries(schema.properties ?? {})) {
+    const has = Object.prototype.hasOwnProperty.call(value, k);
+    if ((!has || value[k] === null) && prop.default !== undefined && !(has && prop.nullable)) return true;
+    if (has && value[k] === null && !prop.nullable && !(required ?? []).includes(k)) return true;
+  }
+  for (const [k, child] of Object.entries(value)) {
+    const prop = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+    if (prop && needsDefaults(prop, child)) return true;
+  }
+  return false;
 }

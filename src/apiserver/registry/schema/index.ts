@@ -63,7 +63,7 @@ export function reportUnknownFields(pruned: string[], mode: FieldValidation | un
   warnings?.push(...unknownFieldMessages(pruned));
 }
 
-export { applyDefaults } from './defaulting.js';
+export { applyDefaults, needsDefaults } from './defaulting.js';
 export { pruneObject } from './pruning.js';
 export { validateSchema } from './structural-schema.js';
 export { crdWarnings, validateCustomResourceDefinition } from './crd-validation.js';
