@@ -4,14 +4,13 @@
 // reset after a healthy stretch), forever. Handlers are synchronous and should only enqueue keys.
 
 import type { KubeList, KubeObject, Status, WatchEvent } from '../api/meta.js';
-import { matchesLabels, parseLabelSelector } from '../api/label-selectors.js';
 import { realClock, setTimeoutUntilAborted, type Clock } from '../util/clock.js';
 import { nullLogger } from '../util/logger.js';
 import { createBackoff, type BackoffOptions } from './backoff.js';
 import { toError } from '../util/errors.js';
 import { ApiStatusError, isGone } from './errors.js';
-import { remove, replaceAll, upsert, type Cache, type CacheDelta } from './informer-cache.js';
-import { splitKey } from './keys.js';
+import { remove, replaceAll, upsert, type CacheDelta } from './informer-cache.js';
+import { IndexedCache, parseLabelSelectorCached } from './informer-index.js';
 import type { Informer, InformerHandlers, InformerOptions, InformerState, Lister, ResourceClient } from './types.js';
 
 /** Health of an informer, for its owner to log or count. */
@@ -43,7 +42,8 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
   const resyncMs = options.resyncMs ?? 0;
   const apiVersion = client.type.group === '' ? client.type.version : `${client.type.group}/${client.type.version}`;
 
-  const cache: Cache<T> = new Map();
+  // Indexed by namespace and by label inside its own writes, so listers need not scan it all.
+  const cache = new IndexedCache<T>();
   const handlers: InformerHandlers<T>[] = [];
   let current: InformerState = 'stopped';
   let synced = false;
@@ -212,14 +212,8 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
       return cache.get(namespace ? `${namespace}/${name}` : name);
     },
     list(opts = {}) {
-      const sel = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : undefined;
-      const out: T[] = [];
-      for (const [key, obj] of cache) {
-        if (opts.namespace !== undefined && splitKey(key).namespace !== opts.namespace) continue;
-        if (sel && !matchesLabels(sel, obj.metadata.labels)) continue;
-        out.push(obj);
-      }
-      return out;
+      // Same objects, in the same (cache insertion) order, as checking every cached object.
+      return cache.select(opts.namespace, opts.labelSelector ? parseLabelSelectorCached(opts.labelSelector) : undefined);
     },
   };
 
