@@ -175,3 +175,26 @@ test('should drop a subscriber whose callback throws, with onClose', async (t) =
   s.create('/core/configmaps/ns/b', cm('ns', 'b'));
   assert.deepEqual(closes, ['closed']);
 });
+
+test('should pass a watch label hint to the fan-out: only events whose object carried the label, before or after', async (t) => {
+  const s = open(t);
+  const hinted: [string, string][] = [];
+  const all: number[] = [];
+  const w1 = s.watch('/core/configmaps/', { fromRevision: 0, hints: { label: { key: 'v', values: ['x'] } }, onEvent: (ev) => void hinted.push([ev.type, ev.key]) });
+  const w2 = s.watch('/core/configmaps/', { fromRevision: 0, onEvent: (ev) => void all.push(ev.revision) });
+  t.after(() => (w1.close(), w2.close()));
+  s.create('/core/configmaps/ns/a', cm('ns', 'a')); // v=0
+  s.create('/core/configmaps/ns/b', cm('ns', 'b', 'x'));
+  s.update('/core/configmaps/ns/a', cm('ns', 'a', 'x')); // label value now matches
+  s.update('/core/configmaps/ns/a', cm('ns', 'a', '1')); // and no longer does
+  s.update('/core/configmaps/ns/a', cm('ns', 'a', '2'));
+  s.delete('/core/configmaps/ns/b');
+  await waitFor(() => all.length === 6 && hinted.length === 4);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(hinted, [
+    ['ADDED', '/core/configmaps/ns/b'],
+    ['MODIFIED', '/core/configmaps/ns/a'],
+    ['MODIFIED', '/core/configmaps/ns/a'],
+    ['DELETED', '/core/configmaps/ns/b'],
+  ]);
+});

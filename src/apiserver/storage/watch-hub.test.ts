@@ -83,3 +83,117 @@ test('should close every subscriber once with closeAll', () => {
   hub.closeAll();
   assert.deepEqual(closes, ['closed', 'closed', 'closed']);
 });
+
+function labeled(revision: number, type: StoreEvent['type'], now: string | undefined, before?: string | undefined, key = '/certificates.k8s.io/certificatesigningrequests//csr'): StoreEvent {
+  const o = (cluster: string | undefined): StoreEvent['object'] => ({
+    metadata: { name: 'csr', resourceVersion: String(revision), ...(cluster !== undefined ? { labels: { cluster } } : {}) },
+  });
+  return { type, key, revision, object: o(now), ...(type === 'ADDED' ? {} : { prevObject: o(before) }) };
+}
+
+test('should deliver an event only to subscribers whose key range holds its key', async () => {
+  const { hub } = hubOver([]);
+  const ranges = ['', '/', '/core/', '/core/secrets/', '/core/secrets/ns1/', '/core/secrets/ns1/a', '/core/secrets/ns1/ab', '/core/secrets/ns2/', '/core/configmaps/', '/core/secrets/ns1/a/'];
+  const got = new Map<string, number[]>(ranges.map((r) => [r, []]));
+  for (const r of ranges) hub.subscribe(r, { fromRevision: 0, onEvent: (e) => void got.get(r)!.push(e.revision) }, 0);
+  hub.publish(ev(1, '/core/secrets/ns1/a'));
+  hub.publish(ev(2, '/core/secrets/ns2/a'));
+  hub.publish(ev(3, '/core/configmaps/ns1/a'));
+  hub.publish(ev(4, '/apps/deployments/ns1/a'));
+  await waitFor(() => got.get('')!.length === 4);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(Object.fromEntries(got), {
+    '': [1, 2, 3, 4],
+    '/': [1, 2, 3, 4],
+    '/core/': [1, 2, 3],
+    '/core/secrets/': [1, 2],
+    '/core/secrets/ns1/': [1],
+    '/core/secrets/ns1/a': [1],
+    '/core/secrets/ns1/ab': [],
+    '/core/secrets/ns2/': [2],
+    '/core/configmaps/': [3],
+    '/core/secrets/ns1/a/': [],
+  });
+});
+
+test('should deliver to a label-hinted subscriber the events whose new or previous object carries the label', async () => {
+  const { hub } = hubOver([]);
+  const got = { c1: [] as number[], c1c2: [] as number[], plain: [] as number[], otherKey: [] as number[], otherRange: [] as number[] };
+  const csrs = '/certificates.k8s.io/certificatesigningrequests/';
+  hub.subscribe(csrs, { fromRevision: 0, hints: { label: { key: 'cluster', values: ['c1'] } }, onEvent: (e) => void got.c1.push(e.revision) }, 0);
+  hub.subscribe(csrs, { fromRevision: 0, hints: { label: { key: 'cluster', values: ['c1', 'c2'] } }, onEvent: (e) => void got.c1c2.push(e.revision) }, 0);
+  hub.subscribe(csrs, { fromRevision: 0, onEvent: (e) => void got.plain.push(e.revision) }, 0);
+  hub.subscribe(csrs, { fromRevision: 0, hints: { label: { key: 'zone', values: ['c1'] } }, onEvent: (e) => void got.otherKey.push(e.revision) }, 0);
+  hub.subscribe('/core/secrets/', { fromRevision: 0, hints: { label: { key: 'cluster', values: ['c1'] } }, onEvent: (e) => void got.otherRange.push(e.revision) }, 0);
+  const events = [
+    labeled(1, 'ADDED', 'c1'),
+    labeled(2, 'ADDED', 'c2'),
+    labeled(3, 'ADDED', undefined),
+    labeled(4, 'MODIFIED', 'c1', undefined), // label added
+    labeled(5, 'MODIFIED', undefined, 'c1'), // label removed
+    labeled(6, 'MODIFIED', 'c2', 'c1'), // value changed away from c1
+    labeled(7, 'MODIFIED', 'c1', 'c2'), // value changed to c1
+    labeled(8, 'MODIFIED', 'c3', 'c2'),
+    labeled(9, 'MODIFIED', 'c3', 'c3'),
+    labeled(10, 'DELETED', 'c1', 'c1'),
+    labeled(11, 'DELETED', 'c2', 'c2'),
+    { ...labeled(12, 'DELETED', 'c1'), prevObject: undefined } as StoreEvent,
+  ];
+  for (const e of events) hub.publish(e);
+  await waitFor(() => got.plain.length === events.length);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(got, {
+    c1: [1, 4, 5, 6, 7, 10, 12],
+    c1c2: [1, 2, 4, 5, 6, 7, 8, 10, 11, 12],
+    plain: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    otherKey: [],
+    otherRange: [],
+  });
+});
+
+test('should keep buffering live events (hinted) for a replaying subscriber and deliver them after its history', async () => {
+  const csrs = '/certificates.k8s.io/certificatesigningrequests/';
+  const log = [labeled(1, 'ADDED', 'c1'), labeled(2, 'ADDED', 'c2'), labeled(3, 'MODIFIED', 'c2', 'c1'), labeled(4, 'ADDED', 'c1')];
+  const { hub } = hubOver(log);
+  const got: number[] = [];
+  hub.subscribe(csrs, { fromRevision: 1, hints: { label: { key: 'cluster', values: ['c1'] } }, onEvent: (e) => void got.push(e.revision) }, 4);
+  // published before the replay has read anything: they wait behind the history
+  hub.publish(labeled(5, 'ADDED', 'c2'));
+  hub.publish(labeled(6, 'MODIFIED', undefined, 'c1'));
+  hub.publish(labeled(7, 'ADDED', 'c1'));
+  await waitFor(() => got.includes(7));
+  hub.publish(labeled(8, 'ADDED', 'c3'));
+  hub.publish(labeled(9, 'ADDED', 'c1'));
+  await waitFor(() => got.includes(9));
+  // history is replayed from the log under the range (the hint only narrows live fan-out)
+  assert.deepEqual(got, [2, 3, 4, 6, 7, 9]);
+});
+
+test('should take closed and slow-dropped subscribers out of the fan-out', async () => {
+  const { hub } = hubOver([], 2);
+  const closes: string[] = [];
+  const got: number[] = [];
+  const subs = [
+    hub.subscribe('/core/secrets/ns1/a', { fromRevision: 0, onEvent: () => undefined }, 0),
+    hub.subscribe('/core/secrets/', { fromRevision: 0, hints: { label: { key: 'cluster', values: ['c1', 'c2'] } }, onEvent: () => undefined }, 0),
+    hub.subscribe('', { fromRevision: 0, onEvent: () => undefined }, 0),
+  ];
+  // blocked forever on its first event, so its buffer overflows
+  hub.subscribe('/core/secrets/ns1/', { fromRevision: 0, onEvent: (e) => { got.push(e.revision); return new Promise<void>(() => undefined); }, onClose: (r) => void closes.push(r) }, 0);
+  hub.publish(ev(1, '/core/secrets/ns1/a'));
+  await waitFor(() => got.length === 1);
+  for (let r = 2; r <= 4; r++) hub.publish(ev(r, '/core/secrets/ns1/a'));
+  await waitFor(() => closes.length === 1);
+  assert.deepEqual(closes, ['slow']);
+  for (const s of subs) s.close();
+  assert.equal(hub.subscriberCount(), 0);
+  hub.publish(ev(5, '/core/secrets/ns1/a'));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(got, [1]);
+  // a new subscriber on a range that was emptied is indexed afresh
+  const again: number[] = [];
+  hub.subscribe('/core/secrets/ns1/', { fromRevision: 0, onEvent: (e) => void again.push(e.revision) }, 5);
+  hub.publish(ev(6, '/core/secrets/ns1/a'));
+  await waitFor(() => again.length === 1);
+  assert.deepEqual(again, [6]);
+});

@@ -23,12 +23,16 @@
 // commit published at once. Writers never wait for consumers, and one slow consumer never delays
 // the others.
 //
-// Fan-out cost: one `setImmediate` per hub (not per subscriber) drains every subscriber that has
-// work, in the order they became ready; events are shared objects, never copied per subscriber.
+// Fan-out cost: `publish` only touches the subscribers that can want the event, found through an
+// index of their key ranges and label hints (watch-index.ts), never by scanning every subscriber.
+// A subscriber is indexed from the moment it subscribes (a replaying one buffers live events
+// meanwhile) until it closes or is dropped. One `setImmediate` per hub (not per subscriber) drains
+// every subscriber that has work, in the order they became ready; events are shared objects, never
+// copied per subscriber.
 
 import type { Logger } from '../../util/logger.js';
-import { keyMatcher } from './key-range.js';
 import type { StoreEvent, WatchOptions, WatchSubscription } from './types.js';
+import { createWatchIndex } from './watch-index.js';
 
 /** Reads logged events with after < revision <= upTo under a prefix, in revision order. */
 type ReplayReader = (prefix: string, after: number, upTo: number, limit: number) => StoreEvent[];
@@ -62,8 +66,9 @@ export interface WatchHub {
 interface Subscriber {
   id: number;
   prefix: string;
-  matches: (key: string) => boolean;
   opts: WatchOptions;
+  /** Removes the subscriber from the publish index. */
+  unindex: () => void;
   /** Replay reads revisions in (replayCursor, replayEnd]. */
   replayCursor: number;
   replayEnd: number;
@@ -78,12 +83,15 @@ interface Subscriber {
   closed: boolean;
 }
 
+const noop = (): void => undefined;
+
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
 export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const subs = new Map<number, Subscriber>();
+  const index = createWatchIndex<Subscriber>();
   let nextId = 1;
   /** Subscribers with work, drained by one setImmediate (`pump`) for the whole hub. */
   let ready: Subscriber[] = [];
@@ -95,6 +103,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     if (s.closed) return;
     s.closed = true;
     subs.delete(s.id);
+    s.unindex();
     s.queue = [];
     s.head = 0;
     s.live = [];
@@ -185,6 +194,19 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     }
   };
 
+  /** Hand one published event to a subscriber the index found for it. */
+  const offer = (s: Subscriber, ev: StoreEvent): void => {
+    if (s.closed || ev.revision <= s.lastSent) return;
+    if (s.inReplay) s.live.push(ev);
+    else s.queue.push(ev);
+    if ((s.awaiting || s.inReplay) && waitingLive(s) > opts.bufferLimit) {
+      opts.log.info('dropping slow watcher', { key: s.prefix, resourceVersion: ev.revision, buffered: waitingLive(s) });
+      finish(s, 'slow', false);
+      return;
+    }
+    schedule(s);
+  };
+
   return {
     subscribe(prefix, wopts, liveStart) {
       const from = wopts.fromRevision;
@@ -192,8 +214,8 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
       const s: Subscriber = {
         id: nextId++,
         prefix,
-        matches: keyMatcher(prefix),
         opts: wopts,
+        unindex: noop,
         replayCursor: replay ? from : liveStart,
         replayEnd: liveStart,
         inReplay: replay,
@@ -206,22 +228,13 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
         closed: false,
       };
       subs.set(s.id, s);
+      s.unindex = index.add(s, prefix, wopts.hints);
       if (replay) schedule(s);
       return { close: () => finish(s, undefined, true) };
     },
 
     publish(ev) {
-      for (const s of subs.values()) {
-        if (s.closed || ev.revision <= s.lastSent || !s.matches(ev.key)) continue;
-        if (s.inReplay) s.live.push(ev);
-        else s.queue.push(ev);
-        if ((s.awaiting || s.inReplay) && waitingLive(s) > opts.bufferLimit) {
-          opts.log.info('dropping slow watcher', { key: s.prefix, resourceVersion: ev.revision, buffered: waitingLive(s) });
-          finish(s, 'slow', false);
-          continue;
-        }
-        schedule(s);
-      }
+      index.forEachMatch(ev, offer);
     },
 
     minPinnedRevision() {
@@ -232,7 +245,8 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
       return min;
     },
 
-    subscriberCount: () => subs.size,
+    // counted by the publish index, so a subscriber left in it after closing would show here
+    subscriberCount: () => index.size(),
 
     closeAll() {
       for (const s of [...subs.values()]) finish(s, 'closed', true);
