@@ -21,6 +21,7 @@ import type {
   WriteCallOptions,
 } from './types.js';
 import { decodeWatchStream } from './watch-decoder.js';
+import { createStaleWriteGuard, type ObjectRef } from './stale-writes.js';
 import { bucketRateLimiter } from './rate-limiter.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
@@ -62,6 +63,15 @@ export function createKubeClient(config: KubeClientConfig, opts: KubeClientOptio
   return new RestClient(opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport, log);
 }
 
+/** The resourceVersion a merge or apply patch given as an object is guarded by, if any. */
+function patchPrecondition(patch: unknown): string | undefined {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return undefined;
+  const metadata = (patch as { metadata?: unknown }).metadata;
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const rv = (metadata as { resourceVersion?: unknown }).resourceVersion;
+  return typeof rv === 'string' && rv !== '' ? rv : undefined;
+}
+
 /** Whether the request went over a kept-alive connection (a new one costs a TLS handshake). */
 function connectionOf(res: HttpResponse): 'reused' | 'new' {
   return res.reusedConnection ? 'reused' : 'new';
@@ -84,6 +94,9 @@ function rateLimitedTransport(inner: Transport, limit: { qps: number; burst: num
 }
 
 class RestClient implements KubeClient {
+  /** Writes to one object go out one at a time; those bound to conflict are refused here. */
+  readonly writes = createStaleWriteGuard();
+
   constructor(
     private readonly transport: Transport,
     private readonly log: Logger,
@@ -190,7 +203,7 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
     const name = obj.metadata.name;
     if (!name) throw new Error(`update ${this.type.resource}: metadata.name is required`);
     const path = this.path(name, subresource || undefined, ns) + queryString({ fieldManager: opts.fieldManager });
-    return this.client.request<T>('PUT', path, this.withTypeMeta(obj), opts);
+    return this.client.writes.run(this.objectRef(name, ns), obj.metadata.resourceVersion || undefined, () => this.client.request<T>('PUT', path, this.withTypeMeta(obj), opts));
   }
 
   patch(name: string, type: PatchType, patch: unknown, opts: PatchCallOptions = {}): Promise<T> {
@@ -198,7 +211,12 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
     if (type === 'apply' && !opts.fieldManager) throw new Error('apply patch: fieldManager is required');
     const q = queryString({ fieldManager: opts.fieldManager, force: opts.force });
     const body = typeof patch === 'string' ? patch : JSON.stringify(patch);
-    return this.client.request<T>('PATCH', this.path(name, opts.subresource || undefined) + q, body, { signal: opts.signal, contentType: patchContentTypes[type] });
+    const send = (): Promise<T> => this.client.request<T>('PATCH', this.path(name, opts.subresource || undefined) + q, body, { signal: opts.signal, contentType: patchContentTypes[type] });
+    return this.client.writes.run(this.objectRef(name, this.namespace), patchPrecondition(patch), send);
+  }
+
+  private objectRef(name: string, namespace: string | undefined): ObjectRef {
+    return { path: this.path(name, undefined, namespace), name, group: this.type.group, resource: this.type.resource };
   }
 
   async delete(
