@@ -105,6 +105,16 @@ describe('apiserver watch', () => {
     assert.ok(Date.now() - started < 3000);
   });
 
+  it('should bookmark a narrowed watch past the writes to other objects it never saw', async () => {
+    const s = await raw.stream(`/api/v1/namespaces/w/configmaps?watch=true&timeoutSeconds=5&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dbm-mine&resourceVersion=${srv.store.currentRevision()}`);
+    const others = await core.createNamespacedConfigMap({ namespace: 'w', body: cm('bm-other', { app: 'x' }) });
+    const other = Number(others.metadata?.resourceVersion);
+    let bm = await s.next(3000);
+    while (Number(bm.object.metadata.resourceVersion) < other) bm = await s.next(3000);
+    assert.equal(bm.type, 'BOOKMARK', 'no event of another object reached the watch');
+    s.close();
+  });
+
   it('should answer 504 for a resourceVersion in the future', async () => {
     const future = srv.store.currentRevision() + 1000;
     const res = await raw.request('GET', `/api/v1/namespaces/w/configmaps?resourceVersion=${future}`);

@@ -215,7 +215,10 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
   if (w.allowBookmarks) {
     const tick = (): void => {
       if (ended) return;
-      const rev = Math.max(lastRevision, w.resourceVersion ?? 0);
+      // The subscription's progress counts the events this watch was never offered (other
+      // objects, other labels): without it, a narrow watch's bookmark would stay at its last own
+      // event and a resume from it would replay, or find compacted, everything since.
+      const rev = Math.max(lastRevision, w.resourceVersion ?? 0, sub?.progress() ?? 0);
       void write('BOOKMARK', w.encoder.bookmark(rev));
       timers.push(setTimeout(tick, w.bookmarkIntervalMs));
     };

@@ -76,6 +76,13 @@ export interface ListResult {
 export interface WatchSubscription {
   /** Stop delivery; idempotent. */
   close(): void;
+  /**
+   * A revision up to which this subscriber has been handed every event it can want: its last
+   * delivered one, or the store's last published revision when nothing is waiting for it. A
+   * bookmark may carry it, though the events in between (other keys, other labels) never reached
+   * this subscriber.
+   */
+  progress(): number;
 }
 
 export interface WatchOptions {
@@ -131,9 +138,10 @@ export interface Store {
   list(prefix: string, opts?: ListOptions): ListResult;
   /**
    * Count and stored size of the current objects under a prefix (keys after startAfterKey), without
-   * reading the objects: lets the server refuse an oversized list before building it.
+   * reading the objects: lets the server refuse an oversized list before building it. With `hints`
+   * the store may count only the objects that can match them (never fewer than the matches).
    */
-  listSize?(prefix: string, opts?: { startAfterKey?: string }): ListSize;
+  listSize?(prefix: string, opts?: { startAfterKey?: string; hints?: SelectorHints }): ListSize;
   /** Throws StoreExistsError when the key exists. */
   create(key: string, obj: KubeObject): StoredObject;
   /**

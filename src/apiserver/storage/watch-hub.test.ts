@@ -197,3 +197,29 @@ test('should take closed and slow-dropped subscribers out of the fan-out', async
   await waitFor(() => again.length === 1);
   assert.deepEqual(again, [6]);
 });
+
+test('progress: an idle subscriber has seen everything up to the last published revision, a busy one only what it was handed', async () => {
+  const { hub } = hubOver([]);
+  let release: () => void = () => undefined;
+  const got: number[] = [];
+  const sub = hub.subscribe('/core/secrets/ns1/a', {
+    fromRevision: 0,
+    onEvent: (e) => {
+      got.push(e.revision);
+      // The socket is full after the first event: the next ones wait.
+      if (got.length === 1) return new Promise<void>((r) => (release = r));
+    },
+  }, 0);
+  hub.publish(ev(1, '/core/secrets/ns2/x'));
+  hub.publish(ev(2, '/core/secrets/ns1/b'));
+  assert.equal(sub.progress(), 2, 'events for other keys count as seen');
+  hub.publish(ev(3, '/core/secrets/ns1/a'));
+  hub.publish(ev(4, '/core/secrets/ns1/a'));
+  hub.publish(ev(5, '/core/secrets/ns3/y'));
+  await waitFor(() => got.length === 1);
+  assert.equal(sub.progress(), 3, 'revision 4 is still waiting for this subscriber');
+  release();
+  await waitFor(() => got.length === 2);
+  assert.equal(sub.progress(), 5);
+  assert.deepEqual(got, [3, 4]);
+});

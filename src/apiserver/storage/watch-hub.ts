@@ -93,6 +93,8 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const subs = new Map<number, Subscriber>();
   const index = createWatchIndex<Subscriber>();
   let nextId = 1;
+  /** Highest revision published so far: what an idle subscriber has seen everything up to. */
+  let lastPublished = 0;
   /** Subscribers with work, drained by one setImmediate (`pump`) for the whole hub. */
   let ready: Subscriber[] = [];
   let pumpScheduled = false;
@@ -230,10 +232,16 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
       subs.set(s.id, s);
       s.unindex = index.add(s, prefix, wopts.hints);
       if (replay) schedule(s);
-      return { close: () => finish(s, undefined, true) };
+      return {
+        close: () => finish(s, undefined, true),
+        // Publishing hands an event to its subscribers' queues at once, so a subscriber past its
+        // replay with an empty queue has had every event it can want up to the last published one.
+        progress: () => (!s.inReplay && s.head >= s.queue.length ? Math.max(s.lastSent, lastPublished) : s.lastSent),
+      };
     },
 
     publish(ev) {
+      if (ev.revision > lastPublished) lastPublished = ev.revision;
       index.forEachMatch(ev, offer);
     },
 
