@@ -1,5 +1,5 @@
 // Child process of bench/apiserver.ts: the load generator, kept out of the server's process (on a
-// small machine an in-process client takes half of what the server would get). Two roles:
+// small machine an in-process client takes half of what the server would get). Three roles:
 // - 'creates': POSTs ConfigMaps with `concurrency` requests in flight on kept-alive connections;
 //   parent sends {role, url, kubeconfig, namespaces, count, concurrency, budgetMs}, child answers
 //   {rates: [...]} (creates/s per namespace) and exits.
@@ -9,9 +9,14 @@
 //   resumed) so that the figure measures the server rather than an HTTP client stack. Parent sends
 //   {role, url, kubeconfig, path, watchers}; child answers {ready: true} once every watch is open,
 //   then on {report: true} answers {arrivals: [[name, epochMs], ...]} and exits.
+// - 'watch-h2': the same N watches as HTTP/2 streams multiplexed over a few node:http2 sessions
+//   (ALPN h2, same client certificate), `streamsPerSession` streams each, as a Kubernetes client
+//   multiplexes its watches over one connection; arrivals are found the same way, in DATA chunks.
+//   Same messages as 'watch', with {streamsPerSession} added to the start message.
 // Times are `performance.timeOrigin + performance.now()`, comparable across processes.
 
 import { readFileSync } from 'node:fs';
+import { connect as connectHttp2, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { Agent, request } from 'node:https';
 import { connect, type TLSSocket } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
@@ -34,6 +39,12 @@ interface Start {
   watchers: number;
 }
 
+interface StartHttp2 extends Omit<Start, 'role'> {
+  role: 'watch-h2';
+  /** Streams per HTTP/2 session; must stay within the server's maxConcurrentStreams. */
+  streamsPerSession: number;
+}
+
 function credentials(kubeconfigPath: string): { ca: string; cert: string; key: string } {
   const kc = parseYaml(readFileSync(kubeconfigPath, 'utf8')) as {
     clusters: { cluster: { 'certificate-authority-data': string } }[];
@@ -47,11 +58,40 @@ function credentials(kubeconfigPath: string): { ca: string; cert: string; key: s
   };
 }
 
+const MARKER = Buffer.from('"name":"w-');
+
+/**
+ * A chunk handler that records [name, epochMs] for every watched object's name in the chunk. An
+ * event's marker is never split in practice (one small event per chunk); a split one is ignored.
+ */
+function recordArrivals(arrivals: [string, number][]): (chunk: Buffer) => void {
+  return (chunk) => {
+    const at = performance.timeOrigin + performance.now();
+    let k = chunk.indexOf(MARKER);
+    while (k >= 0) {
+      const from = k + MARKER.length;
+      const to = chunk.indexOf(0x22, from);
+      if (to > from) arrivals.push([`w-${chunk.toString('latin1', from, to)}`, at]);
+      k = chunk.indexOf(MARKER, from);
+    }
+  };
+}
+
+/** Tells the parent every watch is open; on its report request closes them and sends the arrivals. */
+function readyThenReport(arrivals: [string, number][], close: () => void): void {
+  process.send!({ ready: true });
+  process.on('message', (msg: { report?: boolean }) => {
+    if (!msg.report) return;
+    close();
+    process.send!({ arrivals }, () => process.exit(0));
+  });
+}
+
 async function run(start: Start): Promise<void> {
   const url = new URL(start.url);
   const creds = credentials(start.kubeconfig);
   const arrivals: [string, number][] = [];
-  const marker = Buffer.from('"name":"w-');
+  const onData = recordArrivals(arrivals);
   const get = Buffer.from(`GET ${start.path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: application/json\r\n\r\n`, 'latin1');
   let session: Buffer | undefined;
   const open = (): Promise<TLSSocket> => new Promise((resolve, reject) => {
@@ -68,27 +108,62 @@ async function run(start: Start): Promise<void> {
   for (let i = 0; i < start.watchers; i += 50) {
     const batch = await Promise.all(Array.from({ length: Math.min(50, start.watchers - i) }, open));
     for (const sock of batch) {
-      // An event's marker is never split in practice (one small event per chunk); a split one is ignored.
-      sock.on('data', (chunk: Buffer) => {
-        const at = performance.timeOrigin + performance.now();
-        let k = chunk.indexOf(marker);
-        while (k >= 0) {
-          const from = k + marker.length;
-          const to = chunk.indexOf(0x22, from);
-          if (to > from) arrivals.push([`w-${chunk.toString('latin1', from, to)}`, at]);
-          k = chunk.indexOf(marker, from);
-        }
-      });
+      sock.on('data', onData);
       sock.on('error', () => undefined);
       streams.push(sock);
     }
   }
-  process.send!({ ready: true });
-  process.on('message', (msg: { report?: boolean }) => {
-    if (!msg.report) return;
-    for (const s of streams) s.destroy();
-    process.send!({ arrivals }, () => process.exit(0));
+  readyThenReport(arrivals, () => streams.forEach((s) => s.destroy()));
+}
+
+/** Opens one HTTP/2 session (TLS with ALPN h2 only) and resolves once it is connected. */
+function openSession(url: URL, creds: { ca: string; cert: string; key: string }): Promise<ClientHttp2Session> {
+  return new Promise((resolve, reject) => {
+    const session = connectHttp2(url.origin, { ...creds, servername: 'localhost', ALPNProtocols: ['h2'] });
+    session.once('error', reject);
+    session.once('connect', () => {
+      session.off('error', reject);
+      session.on('error', () => undefined);
+      // a wide connection window: 1,000 streams' events never wait for a WINDOW_UPDATE
+      session.setLocalWindowSize(64 * 1024 * 1024);
+      resolve(session);
+    });
   });
+}
+
+/** Opens one watch as a stream of `session`; resolves once its response headers are in. */
+function openStream(session: ClientHttp2Session, path: string, onData: (chunk: Buffer) => void): Promise<ClientHttp2Stream> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':method': 'GET', ':path': path, accept: 'application/json' }, { endStream: true });
+    stream.once('error', reject);
+    stream.once('response', (headers) => {
+      const status = headers[':status'];
+      if (status !== 200) {
+        reject(new Error(`watch answered ${String(status)}`));
+        return;
+      }
+      stream.off('error', reject);
+      stream.on('error', () => undefined);
+      stream.on('data', onData);
+      resolve(stream);
+    });
+  });
+}
+
+async function runHttp2(start: StartHttp2): Promise<void> {
+  const url = new URL(start.url);
+  const creds = credentials(start.kubeconfig);
+  const arrivals: [string, number][] = [];
+  const onData = recordArrivals(arrivals);
+  const perSession = Math.max(1, start.streamsPerSession);
+  const sessions: ClientHttp2Session[] = [];
+  for (let i = 0; i < start.watchers; i += perSession) sessions.push(await openSession(url, creds));
+  // opened in batches of 50, as the HTTP/1.1 role does; each session is filled in turn
+  for (let i = 0; i < start.watchers; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, start.watchers - i) }, (_, j) =>
+      openStream(sessions[Math.floor((i + j) / perSession)]!, start.path, onData)));
+  }
+  readyThenReport(arrivals, () => sessions.forEach((s) => s.destroy()));
 }
 
 function post(agent: Agent, url: URL, path: string, body: unknown): Promise<number> {
@@ -132,8 +207,8 @@ async function creates(c: Creates): Promise<void> {
   process.send!({ rates }, () => process.exit(0));
 }
 
-process.once('message', (msg: Start | Creates) => {
-  (msg.role === 'creates' ? creates(msg) : run(msg)).catch((err: unknown) => {
+process.once('message', (msg: Start | StartHttp2 | Creates) => {
+  (msg.role === 'creates' ? creates(msg) : msg.role === 'watch-h2' ? runHttp2(msg) : run(msg)).catch((err: unknown) => {
     process.stderr.write(`watchers failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
     process.exit(1);
   });

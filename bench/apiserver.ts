@@ -1,8 +1,15 @@
 // API server benchmark: HTTPS creates/s (32 requests in flight on kept-alive connections), the
 // storage layer's own figures in both durability modes beside raw SQLite, and watch delivery
 // latency with 1,000 concurrent watchers running in a child process (so their TLS and parsing work
-// does not distort the server's figures). Medians of several runs; bounded to about a minute.
+// does not distort the server's figures), measured twice: over HTTP/1.1 (one TLS connection per
+// watch) and over HTTP/2 (the watches multiplexed as streams over a few connections, as Kubernetes
+// clients do). For each protocol: commit -> arrival in the receiving process, and the server's own
+// side, commit -> the event's last socket write. Medians of several runs; bounded to about a minute.
 // The machine may be shared: the 1-minute load average is printed with the figures.
+// Environment:
+// - BENCH_APISERVER_WATCH_ONLY=1 skips the storage and creates phases (a quick run of the watch phases).
+// - BENCH_APISERVER_H2_STREAMS_PER_SESSION (default 250, at most the server's 1,000 streams per
+//   connection): HTTP/2 watches per connection; 1000 puts every watch on one connection.
 
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -13,6 +20,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer, type EmbeddedApiServer } from '../src/apiserver/embedded.js';
+import { defaultConnectionLimits } from '../src/apiserver/http/connection-limits.js';
 import type { Store } from '../src/apiserver/storage/types.js';
 import { nullLogger } from '../src/util/logger.js';
 import { benchStorage, formatStorage, type StorageBenchResult } from './apiserver-storage.js';
@@ -69,13 +77,16 @@ interface WatcherChild {
   kill(): void;
 }
 
+/** How the receiving process opens its watches: one TLS connection each, or HTTP/2 streams. */
+type WatchTransport = { protocol: 'http1' } | { protocol: 'http2'; streamsPerSession: number };
+
 /** Spreads `n` watches over `processes` child processes; resolves once all are open. */
-async function startWatcherProcesses(server: EmbeddedApiServer, path: string, n: number, processes: number): Promise<WatcherChild> {
+async function startWatcherProcesses(server: EmbeddedApiServer, path: string, n: number, processes: number, transport: WatchTransport): Promise<WatcherChild> {
   const children: WatcherChild[] = [];
   try {
     for (let i = 0; i < processes; i++) {
       const share = Math.floor(n / processes) + (i < n % processes ? 1 : 0);
-      children.push(await startWatchers(server, path, share));
+      children.push(await startWatchers(server, path, share, transport));
     }
   } catch (err) {
     for (const c of children) c.kill();
@@ -87,8 +98,8 @@ async function startWatcherProcesses(server: EmbeddedApiServer, path: string, n:
   };
 }
 
-/** Starts bench/apiserver-watchers.ts with `n` watches on `path`; resolves once all are open. */
-function startWatchers(server: EmbeddedApiServer, path: string, n: number): Promise<WatcherChild> {
+/** Starts bench/apiserver-client.ts with `n` watches on `path`; resolves once all are open. */
+function startWatchers(server: EmbeddedApiServer, path: string, n: number, transport: WatchTransport): Promise<WatcherChild> {
   const child = forkClient();
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null): void => reject(new Error(`watcher process exited early (${String(code)})`));
@@ -103,7 +114,10 @@ function startWatchers(server: EmbeddedApiServer, path: string, n: number): Prom
         kill: () => child.kill(),
       });
     });
-    child.send({ role: 'watch', url: server.url, kubeconfig: server.adminKubeconfigPath, path, watchers: n });
+    const start = { url: server.url, kubeconfig: server.adminKubeconfigPath, path, watchers: n };
+    child.send(transport.protocol === 'http1'
+      ? { role: 'watch', ...start }
+      : { role: 'watch-h2', ...start, streamsPerSession: transport.streamsPerSession });
   });
 }
 
@@ -137,14 +151,18 @@ interface WatchPathTrace {
 /**
  * Times the server's side of watch delivery in this process, without touching the server's code:
  * the store's create returns once the transaction has committed, and each watcher's onEvent hands
- * the event to the HTTP layer, which writes it to the socket before its tick ends (a corked write
- * is flushed on a tick queued during the call), so the tick after the last watcher's onEvent is
- * when the event's last socket write is done.
+ * the event to the HTTP layer. Over HTTP/1.1 the HTTP layer writes it to the socket before its tick
+ * ends (a corked write is flushed on a tick queued during the call), so the tick after the last
+ * watcher's onEvent is when the event's last socket write is done. Over HTTP/2 a stream's write
+ * only queues DATA frames in the session, which sends what is pending on the socket from a native
+ * immediate scheduled at the first write; immediates run in order, so an immediate queued after the
+ * last watcher's onEvent runs once that send is done.
  */
-function traceWatchPath(store: Store, keyPrefix: string): WatchPathTrace {
+function traceWatchPath(store: Store, keyPrefix: string, flushed: 'tick' | 'immediate'): WatchPathTrace {
   const commitAt = new Map<string, number>();
   const fanOut = new Map<string, { first: number; last: number }>();
   const nameOf = (key: string): string => key.slice(key.lastIndexOf('/') + 1);
+  const afterFlush = flushed === 'tick' ? process.nextTick : setImmediate;
   const create = store.create.bind(store);
   const watch = store.watch.bind(store);
   store.create = (key, obj) => {
@@ -159,7 +177,7 @@ function traceWatchPath(store: Store, keyPrefix: string): WatchPathTrace {
       const name = nameOf(ev.key);
       if (!fanOut.has(name)) fanOut.set(name, { first: epochNow(), last: NaN });
       const r = opts.onEvent(ev);
-      process.nextTick(() => (fanOut.get(name)!.last = epochNow()));
+      afterFlush(() => (fanOut.get(name)!.last = epochNow()));
       return r;
     },
   });
@@ -173,44 +191,53 @@ function traceWatchPath(store: Store, keyPrefix: string): WatchPathTrace {
   };
 }
 
-export interface ApiserverBenchResult {
-  createsPerSec: number;
-  concurrency: number;
-  storage: StorageBenchResult;
+/** Watch delivery over one protocol. */
+export interface WatchDeliveryResult {
+  protocol: 'http1' | 'http2';
+  /** TLS connections the watches were carried on. */
+  connections: number;
+  /** Events written, and deliveries recorded by the receiving process (of writes × watchers). */
+  writes: number;
+  deliveries: number;
   /** Commit → event arriving at the watcher (client process), over every delivery. */
-  watchP50Ms: number;
-  watchP99Ms: number;
+  p50Ms: number;
+  p99Ms: number;
   /** Commit → the event's last socket write (server process), over events. */
-  watchServerP50Ms: number;
-  watchServerP99Ms: number;
-  watchers: number;
+  serverP50Ms: number;
+  serverP99Ms: number;
+  /** Events the server side was timed for. */
+  serverEvents: number;
+  /** Commit → the first watcher's onEvent (the fsync), median. */
+  fanOutStartP50Ms: number;
+  /** POST sent → arrival, which adds the request's own path. */
+  postP50Ms: number;
+  postP99Ms: number;
+  /** 1-minute load average at the end of this phase. */
   loadAverage1m: number;
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
-export async function benchApiserver(opts: { runs?: number; creates?: number; watchers?: number; watchWrites?: number; concurrency?: number; watcherProcesses?: number } = {}): Promise<ApiserverBenchResult> {
-  const runs = opts.runs ?? 3;
-  const creates = opts.creates ?? 3000;
-  const watchers = opts.watchers ?? 1000;
-  const watchWrites = opts.watchWrites ?? 40;
-  const concurrency = opts.concurrency ?? 32;
-  // one process: on a 2-core machine more receiving processes only contend with each other
-  const watcherProcesses = opts.watcherProcesses ?? 1;
-  const loadBefore = loadavg()[0]!;
-  const storage = await benchStorage({ runs, writes: 1000, concurrency, budgetMs: 20_000 });
-  const dataDir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-'));
-  const server = await startEmbeddedApiServer({ dataDir, listen: { host: '127.0.0.1', port: 0 }, log: nullLogger() });
-  let watcherChild: WatcherChild | undefined;
-  const trace = traceWatchPath(server.store, '/core/configmaps/watched/w-');
-  try {
-    const writers = connect(server, concurrency);
-    // the first namespace is a warm-up (JIT, TLS sessions) and is not counted
-    const rates = (await createsInChild(server, ['bench-warm', ...Array.from({ length: runs }, (_, r) => `bench-${r}`)], creates, concurrency, 5000)).slice(1);
+interface WatchPhase {
+  server: EmbeddedApiServer;
+  writers: Conn;
+  watchers: number;
+  watchWrites: number;
+  watcherProcesses: number;
+  transport: WatchTransport;
+}
 
-    await send(writers, 'POST', '/api/v1/namespaces', { metadata: { name: 'watched' } });
-    const path = `/api/v1/namespaces/watched/configmaps?watch=true&resourceVersion=${server.store.currentRevision()}`;
-    watcherChild = await startWatcherProcesses(server, path, watchers, watcherProcesses);
+/** Opens the watches in a child process, creates `watchWrites` watched objects one at a time, and times their delivery. */
+async function measureWatch(p: WatchPhase): Promise<WatchDeliveryResult> {
+  const { server, writers, watchers, watchWrites, transport } = p;
+  // a namespace of its own per protocol, so that no event reaches the other phase's watches
+  const ns = transport.protocol === 'http1' ? 'watched' : 'watched-h2';
+  const trace = traceWatchPath(server.store, `/core/configmaps/${ns}/w-`, transport.protocol === 'http1' ? 'tick' : 'immediate');
+  let watcherChild: WatcherChild | undefined;
+  try {
+    await send(writers, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+    const path = `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${server.store.currentRevision()}`;
+    watcherChild = await startWatcherProcesses(server, path, watchers, p.watcherProcesses, transport);
     await new Promise((r) => setTimeout(r, 300));
     const sent = new Map<string, number>();
     const watchStarted = Date.now();
@@ -218,45 +245,120 @@ export async function benchApiserver(opts: { runs?: number; creates?: number; wa
     for (let i = 0; i < watchWrites && Date.now() - watchStarted < 15_000; i++, written++) {
       const name = `w-${i}`;
       sent.set(name, epochNow());
-      await send(writers, 'POST', '/api/v1/namespaces/watched/configmaps', { metadata: { name } });
+      await send(writers, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name } });
       await new Promise((r) => setTimeout(r, 50)); // one write at a time: latency, not throughput
     }
     await new Promise((r) => setTimeout(r, 500));
     const arrivals = await watcherChild.report();
+    watcherChild = undefined;
     const since = (from: Map<string, number>, name: string, at: number): number => at - (from.get(name) ?? NaN);
     const finite = (xs: number[]): number[] => xs.filter((x) => Number.isFinite(x));
     const fromCommit = finite(arrivals.map(([name, at]) => since(trace.commitAt, name, at)));
     const fromPost = finite(arrivals.map(([name, at]) => since(sent, name, at)));
     const fanOutStart = finite([...trace.fanOut].map(([name, f]) => since(trace.commitAt, name, f.first)));
     const lastWrite = finite([...trace.fanOut].map(([name, f]) => since(trace.commitAt, name, f.last)));
-    writers.agent.destroy();
+    return {
+      protocol: transport.protocol,
+      connections: transport.protocol === 'http1' ? watchers : Math.ceil(watchers / p.watcherProcesses / transport.streamsPerSession) * p.watcherProcesses,
+      writes: written,
+      deliveries: fromCommit.length,
+      p50Ms: round2(percentile(fromCommit, 50)),
+      p99Ms: round2(percentile(fromCommit, 99)),
+      serverP50Ms: round2(percentile(lastWrite, 50)),
+      serverP99Ms: round2(percentile(lastWrite, 99)),
+      serverEvents: lastWrite.length,
+      fanOutStartP50Ms: round2(percentile(fanOutStart, 50)),
+      postP50Ms: round2(percentile(fromPost, 50)),
+      postP99Ms: round2(percentile(fromPost, 99)),
+      loadAverage1m: round2(loadavg()[0]!),
+    };
+  } finally {
+    trace.stop();
+    watcherChild?.kill();
+  }
+}
+
+const WATCH_TARGET_P99_MS = 10;
+const verdict = (p99: number): string => (p99 <= WATCH_TARGET_P99_MS ? 'met' : 'NOT met');
+
+function formatWatch(w: WatchDeliveryResult, watchers: number, processes: number, streamsPerSession: number): string {
+  const carried = w.protocol === 'http1'
+    ? `HTTP/1.1, one TLS connection per watch (${w.connections} connections)`
+    : `HTTP/2, ${w.connections} TLS connection${w.connections === 1 ? '' : 's'} of up to ${streamsPerSession} streams`;
+  return (
+    `watch delivery over ${carried}: ${watchers} watchers in ${processes} separate process${processes === 1 ? '' : 'es'}, ${w.writes} writes (${w.deliveries} deliveries of ${w.writes * watchers}); 1-minute load average ${w.loadAverage1m.toFixed(2)}\n` +
+    `  commit -> delivered   p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (target p99 <= ${WATCH_TARGET_P99_MS}: ${verdict(w.p99Ms)}; includes the fsync, the fan-out and the receiving process)\n` +
+    `  server side           commit -> last socket write p50 ${w.serverP50Ms} ms, p99 ${w.serverP99Ms} ms (target p99 <= ${WATCH_TARGET_P99_MS}: ${verdict(w.serverP99Ms)}; per event, over ${w.serverEvents} events);\n` +
+    `                        commit -> fan-out start p50 ${w.fanOutStartP50Ms.toFixed(2)} ms (the fsync; the fan-out then takes the rest)\n` +
+    `  POST sent -> delivered p50 ${w.postP50Ms.toFixed(2)} ms, p99 ${w.postP99Ms.toFixed(2)} ms (adds the request's own path)\n`
+  );
+}
+
+export interface ApiserverBenchResult {
+  /** NaN when skipped (BENCH_APISERVER_WATCH_ONLY=1). */
+  createsPerSec: number;
+  concurrency: number;
+  /** Undefined when skipped (BENCH_APISERVER_WATCH_ONLY=1). */
+  storage: StorageBenchResult | undefined;
+  watchers: number;
+  /** The same watch phase over each protocol. */
+  watchHttp1: WatchDeliveryResult;
+  watchHttp2: WatchDeliveryResult;
+  loadAverage1m: number;
+}
+
+export async function benchApiserver(opts: {
+  runs?: number; creates?: number; watchers?: number; watchWrites?: number; concurrency?: number; watcherProcesses?: number;
+  streamsPerSession?: number; watchOnly?: boolean;
+} = {}): Promise<ApiserverBenchResult> {
+  const runs = opts.runs ?? 3;
+  const creates = opts.creates ?? 3000;
+  const watchers = opts.watchers ?? 1000;
+  const watchWrites = opts.watchWrites ?? 40;
+  const concurrency = opts.concurrency ?? 32;
+  // one process: on a 2-core machine more receiving processes only contend with each other
+  const watcherProcesses = opts.watcherProcesses ?? 1;
+  const watchOnly = opts.watchOnly ?? process.env['BENCH_APISERVER_WATCH_ONLY'] === '1';
+  const streamsPerSession = opts.streamsPerSession ?? Number(process.env['BENCH_APISERVER_H2_STREAMS_PER_SESSION'] ?? 250);
+  const streamCap = defaultConnectionLimits(undefined).maxStreamsPerConnection;
+  if (!Number.isInteger(streamsPerSession) || streamsPerSession < 1 || streamsPerSession > streamCap) {
+    throw new Error(`HTTP/2 streams per session must be an integer from 1 to the server's ${streamCap}, not ${streamsPerSession}`);
+  }
+  const loadBefore = loadavg()[0]!;
+  const storage = watchOnly ? undefined : await benchStorage({ runs, writes: 1000, concurrency, budgetMs: 20_000 });
+  const dataDir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-'));
+  const server = await startEmbeddedApiServer({ dataDir, listen: { host: '127.0.0.1', port: 0 }, log: nullLogger() });
+  const writers = connect(server, concurrency);
+  try {
+    // the first namespace is a warm-up (JIT, TLS sessions) and is not counted
+    const rates = watchOnly ? [] : (await createsInChild(server, ['bench-warm', ...Array.from({ length: runs }, (_, r) => `bench-${r}`)], creates, concurrency, 5000)).slice(1);
+    const phase = { server, writers, watchers, watchWrites, watcherProcesses };
+    const watchHttp1 = await measureWatch({ ...phase, transport: { protocol: 'http1' } });
+    const watchHttp2 = await measureWatch({ ...phase, transport: { protocol: 'http2', streamsPerSession } });
     const result: ApiserverBenchResult = {
       createsPerSec: Math.round(median(rates)),
       concurrency,
       storage,
-      watchP50Ms: round2(percentile(fromCommit, 50)),
-      watchP99Ms: round2(percentile(fromCommit, 99)),
-      watchServerP50Ms: round2(percentile(lastWrite, 50)),
-      watchServerP99Ms: round2(percentile(lastWrite, 99)),
       watchers,
+      watchHttp1,
+      watchHttp2,
       loadAverage1m: round2(loadavg()[0]!),
     };
+    const skipped = 'skipped (BENCH_APISERVER_WATCH_ONLY=1)\n';
     process.stdout.write(
       `machine: ${availableCores()} cores, 1-minute load average ${loadBefore.toFixed(2)} at start, ${result.loadAverage1m.toFixed(2)} at end (may be shared: figures are noisy)\n` +
-      formatStorage(storage) +
-      `apiserver over HTTPS (median of ${runs} runs, up to ${creates} creates or 5 s each, ${concurrency} requests in flight on kept-alive connections, client in a separate process)\n` +
-      `  creates/s             ${result.createsPerSec} (target >= 2000)\n` +
-      `  HTTPS / group store   ${Math.round((result.createsPerSec / storage.group.store) * 100) / 100}\n` +
-      `watch delivery with ${watchers} watchers in ${watcherProcesses} separate processes, ${written} writes (${fromCommit.length} deliveries of ${written * watchers})\n` +
-      `  commit -> delivered   p50 ${result.watchP50Ms} ms, p99 ${result.watchP99Ms} ms (target p99 <= 10; includes the fsync, the fan-out and the receiving process)\n` +
-      `  server side           commit -> last socket write p50 ${result.watchServerP50Ms} ms, p99 ${result.watchServerP99Ms} ms (per event, over ${lastWrite.length} events);\n` +
-      `                        commit -> fan-out start p50 ${percentile(fanOutStart, 50).toFixed(2)} ms (the fsync; the fan-out then takes the rest)\n` +
-      `  POST sent -> delivered p50 ${percentile(fromPost, 50).toFixed(2)} ms, p99 ${percentile(fromPost, 99).toFixed(2)} ms (adds the request's own path)\n`,
+      (storage ? formatStorage(storage) : `storage layer ${skipped}`) +
+      (storage
+        ? `apiserver over HTTPS (median of ${runs} runs, up to ${creates} creates or 5 s each, ${concurrency} requests in flight on kept-alive connections, client in a separate process)\n` +
+          `  creates/s             ${result.createsPerSec} (target >= 2000)\n` +
+          `  HTTPS / group store   ${Math.round((result.createsPerSec / storage.group.store) * 100) / 100}\n`
+        : `apiserver over HTTPS creates ${skipped}`) +
+      formatWatch(watchHttp1, watchers, watcherProcesses, streamsPerSession) +
+      formatWatch(watchHttp2, watchers, watcherProcesses, streamsPerSession),
     );
     return result;
   } finally {
-    trace.stop();
-    watcherChild?.kill();
+    writers.agent.destroy();
     await server.close();
     await rm(dataDir, { recursive: true, force: true });
   }
