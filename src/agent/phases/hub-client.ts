@@ -9,8 +9,6 @@ import type { KubeClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
-import { createCloudEventsHubClient } from '../register/grpc/cloudevents-hub-client.js';
-import { openHubConnection } from '../register/grpc/hub-connection.js';
 import type { HubTransport } from './bootstrap-hub.js';
 
 export interface HubClientInput {
@@ -32,6 +30,7 @@ export function openHubClient(i: HubClientInput): KubeClient {
     const configFile = bootstrap ? i.transport.bootstrapConfigFile : i.transport.configFile;
     const what = bootstrap ? 'hub bootstrap registration config' : 'hub registration config';
     if (configFile === '') throw new Error(`no ${what} file given (${bootstrap ? '--grpc-bootstrap-config' : '--grpc-config'})`);
+    const { openHubConnection, createCloudEventsHubClient } = i.transport.modules;
     const connection = openHubConnection({ configFile, what });
     return createCloudEventsHubClient({ connection, clusterName: i.clusterName, log: i.log, clock: i.clock, random: i.random });
   }

@@ -7,7 +7,6 @@ import type { Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { SpokeAgentOptions } from '../options/agent-options.js';
-import { grpcHubConfigMatches } from '../register/grpc/hub-connection.js';
 import { createHubKubeconfigValidity } from '../register/hub-kubeconfig-validity.js';
 import type { HubTransport } from './bootstrap-hub.js';
 import type { AgentNames } from './prepare.js';
@@ -62,7 +61,7 @@ export function hubKubeconfigCheck(i: HubKubeconfigCheckInput): () => boolean {
     bootstrapKubeconfigFile: i.bootstrapKubeconfigFile,
   });
   const transport = i.transport;
-  if (transport?.kind === 'grpc') return () => validAt(new Date(i.clock.now())) && grpcHubConfigMatches(transport);
+  if (transport?.kind === 'grpc') return () => validAt(new Date(i.clock.now())) && transport.modules.grpcHubConfigMatches(transport);
   return () => validAt(new Date(i.clock.now()));
 }
 
