@@ -60,6 +60,23 @@ test('should size a selected list by what it selects', async (t) => {
   assert.deepEqual((await collect(withoutListSize(store), { filter: fewer, maxBytes: 100 * 1024 })).names, ['cm-003']);
 });
 
+test('should size a list whose selector pins a label by the objects carrying it', async (t) => {
+  const store = storeWith(t, 20, 10 * 1024);
+  const sized: unknown[] = [];
+  const spy: Store = { ...store, listSize: (prefix, opts) => (sized.push(opts), store.listSize!(prefix, opts)) };
+  const even = (o: KubeObject): boolean => o.metadata.labels?.even === 'true';
+  const hints = { label: { key: 'even', values: ['true'] } };
+  // 10 labelled objects of about 10 KiB: over a 50 KiB cap, under a 150 KiB one.
+  await assert.rejects(collect(spy, { filter: even, hints, maxBytes: 50 * 1024 }), (e: unknown) => e instanceof ApiError && e.code === 413);
+  assert.deepEqual((await collect(spy, { filter: even, hints, maxBytes: 150 * 1024 })).names, names(20, (i) => i % 2 === 0));
+  assert.deepEqual(sized, [{ hints }, { hints }]);
+  // At a past revision the count of the current state is taken unhinted, as without a hint.
+  sized.length = 0;
+  const at = store.currentRevision();
+  assert.deepEqual((await collect(spy, { filter: even, hints, atRevision: at })).names, names(20, (i) => i % 2 === 0));
+  assert.deepEqual(sized, [{}]);
+});
+
 test('should cut a page at the limit or at the cap, with continue and remaining count', async (t) => {
   const store = storeWith(t, 20, 10 * 1024);
   const byLimit = await collect(store, { limit: 5 });

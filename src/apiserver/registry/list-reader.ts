@@ -91,7 +91,12 @@ class BatchedReader {
 }
 
 export async function readList(store: Store, o: ListReadOptions): Promise<ListRead> {
-  const estimate = store.listSize?.(o.prefix, o.startAfterKey !== undefined ? { startAfterKey: o.startAfterKey } : {});
+  // With a label hint the store counts only the objects carrying the label (cheap with an index),
+  // never fewer than the filter keeps, so the size check below stays sound. A read at a past
+  // revision is still sized by the current state, unhinted: the whole collection is the better
+  // bound when the matches may have changed since.
+  const hinted = o.filter && o.hints && o.atRevision === undefined ? { hints: o.hints } : {};
+  const estimate = store.listSize?.(o.prefix, { ...(o.startAfterKey !== undefined ? { startAfterKey: o.startAfterKey } : {}), ...hinted });
   const avg = estimate && estimate.items > 0 ? estimate.bytes / estimate.items : undefined;
   const reader = new BatchedReader(store, o, avg);
   if (o.atRevision !== undefined) reader.revision = o.atRevision;

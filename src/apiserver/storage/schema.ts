@@ -22,9 +22,14 @@ import Database from 'better-sqlite3';
 import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensurePrivateFileSync, PRIVATE_FILE_MODE } from '../../util/private-files.js';
+import { BUILD_LABEL_INDEX } from './label-index.js';
 import { StoreLockedError } from './store-errors.js';
 
-const SCHEMA_VERSION = '1';
+/**
+ * 2: adds `object_labels`. A database of version 1 gets it built at open; a binary that knows only
+ * version 1 refuses a version 2 database, since its writes would leave the index stale.
+ */
+const SCHEMA_VERSION = '2';
 /** Names in `meta` the store keeps for itself; setMeta refuses them. */
 export const META_COMPACT_REV = 'store.compact_rev';
 /** Compaction progress: log rows at or below it have been processed. */
@@ -50,6 +55,13 @@ CREATE TABLE IF NOT EXISTS objects (
   key TEXT PRIMARY KEY,
   rev INTEGER NOT NULL,
   value TEXT NOT NULL
+) WITHOUT ROWID;
+-- The labels of the current objects (see label-index.ts), kept in the transaction of every write.
+CREATE TABLE IF NOT EXISTS object_labels (
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  key TEXT NOT NULL,
+  PRIMARY KEY (name, value, key)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (
   name TEXT PRIMARY KEY,
@@ -137,8 +149,14 @@ export function openDatabase(path: string, lockWaitMs: number, durability: Durab
     const version = db.prepare('SELECT value FROM meta WHERE name = ?').pluck().get(META_SCHEMA_VERSION) as
       | string
       | undefined;
-    if (version === undefined) {
-      db.prepare('INSERT INTO meta (name, value) VALUES (?, ?)').run(META_SCHEMA_VERSION, SCHEMA_VERSION);
+    if (version === undefined || version === '1') {
+      // A new database, or one written before the label index: build the index from the current
+      // objects and record the version in one transaction, so a crash leaves either both or neither.
+      db.transaction(() => {
+        db.exec(BUILD_LABEL_INDEX);
+        db.prepare('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+          .run(META_SCHEMA_VERSION, SCHEMA_VERSION);
+      }).immediate();
     } else if (version !== SCHEMA_VERSION) {
       throw new Error(`storage ${path}: unsupported schema version ${version} (expected ${SCHEMA_VERSION})`);
     }

@@ -146,7 +146,7 @@ test('should keep revisions, objects and meta across a restart and never reuse a
   assert.equal(s2.get('/core/configmaps/ns1/a')?.revision, 1);
   assert.equal(s2.get('/core/configmaps/ns1/b'), undefined);
   assert.equal(s2.getMeta('ca.crt'), 'PEM');
-  assert.equal(s2.getMeta('store.schema_version'), '1');
+  assert.equal(s2.getMeta('store.schema_version'), '2');
   assert.equal(s2.create('/core/configmaps/ns1/c', cm('ns1', 'c')).revision, 4);
   assert.equal(s2.list('/core/configmaps/', { atRevision: 2 }).items.length, 2);
 });

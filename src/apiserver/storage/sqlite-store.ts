@@ -15,7 +15,9 @@
 // Reads: `list` with `atRevision` below the compacted revision throws StoreCompactedError; above
 // the current revision it reads the current state and reports the current revision (the HTTP layer
 // decides about "too large resource version" before calling). A list `filter` runs while the
-// SQLite cursor is open, so it must be a pure predicate (no store calls). `compact()` is
+// SQLite cursor is open, so it must be a pure predicate (no store calls). A filtered list of the
+// current state whose hints pin a label reads only the objects carrying it, from the label index
+// (label-index.ts) kept by every write; a list at a past revision reads the log. `compact()` is
 // synchronous: its batches bound each transaction's size, not the time the event loop is held.
 
 import type { KubeObject } from '../../api/meta.js';
@@ -24,6 +26,7 @@ import { dirname } from 'node:path';
 import { nullLogger, type Logger } from '../../util/logger.js';
 import { compactionTarget, prepareCompaction, runCompaction } from './compaction.js';
 import { keyRange } from './key-range.js';
+import { prepareLabelIndex, type LabelIndex } from './label-index.js';
 import { prepareStatements, type ObjectRow, type ReplayRow } from './sqlite-statements.js';
 import { createGroupCommit, fdatasyncFile, type DurabilityStats, type GroupCommit, type SyncFile } from './group-commit.js';
 import {
@@ -140,12 +143,14 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const memory = cfg.path === ':memory:';
   const { db, release } = openDatabase(cfg.path, cfg.lockWaitMs, cfg.durability);
   let st: ReturnType<typeof prepareStatements>;
+  let labels: LabelIndex;
   let cst: ReturnType<typeof prepareCompaction>;
   let revision: number;
   let lastCreatedMs: number;
   let compacted: number;
   try {
     st = prepareStatements(db);
+    labels = prepareLabelIndex(db);
     cst = prepareCompaction(db);
     revision = Math.max(st.sequence.get() ?? 0, st.maxRev.get() ?? 0);
     lastCreatedMs = st.lastCreated.get() ?? 0;
@@ -250,6 +255,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     revision = rev;
     const ev: StoreEvent = { type: op, key, revision: rev, object: parse(value) };
     if (prev) ev.prevObject = parse(prev.value);
+    // The index follows what was stored (the parsed JSON), read from the objects parsed anyway.
+    labels.apply(key, ev.prevObject, ev.object);
     return { ev, result: { key, revision: rev, object: parse(value) } };
   };
 
@@ -263,9 +270,13 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (at !== undefined) checkReadable(at);
     const listRev = historical ? at : revision;
     const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
+    // A hint only narrows a filtered read (without a filter every object is a match).
+    const label = opts.filter ? opts.hints?.label : undefined;
     const rows = historical
       ? st.listAt.iterate({ lo, hi, after, at: listRev })
-      : st.listCurrent.iterate({ lo, hi, after });
+      : label
+        ? labels.list(label, { lo, hi, after })
+        : st.listCurrent.iterate({ lo, hi, after });
     const items: StoredObject[] = [];
     let more = false;
     for (const row of rows) {
@@ -314,6 +325,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // Keys never contain NUL, so `key + NUL` is the first string after `key`.
       const after = opts.startAfterKey;
       let from = after !== undefined && after >= lo ? `${after}\u0000` : lo;
+      if (opts.hints?.label) return labels.size(opts.hints.label, from, hi);
       const total = { items: 0, bytes: 0 };
       for (;;) {
         const r = st.sizeCurrentChunk.get({ from, hi, chunk })!;
@@ -349,10 +361,12 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         if (!cur) throw new StoreNotFoundError(key);
         if (expectedRevision !== undefined && cur.rev !== expectedRevision) throw new StoreConflictError(key, stored(key, cur));
         const rev = revision + 1;
-        const value = stamp(parse(cur.value), rev);
+        const last = parse(cur.value);
+        const value = stamp(last, rev);
         append(key, 'DELETED', value, cur.rev, rev);
         revision = rev;
-        const ev: StoreEvent = { type: 'DELETED', key, revision: rev, object: parse(value), prevObject: parse(cur.value) };
+        labels.apply(key, last, undefined);
+        const ev: StoreEvent = { type: 'DELETED', key, revision: rev, object: parse(value), prevObject: last };
         return { ev, result: { key, revision: rev, object: parse(value) } };
       });
     },
