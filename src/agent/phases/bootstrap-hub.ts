@@ -37,7 +37,7 @@ export interface BootstrapHubInput {
  * in every agent they cost ~0.3 MiB of resident memory that a CSR agent never uses (bench/agent.ts:
  * 54.0 → 53.7 MiB).
  */
-export interface GrpcModules {
+interface GrpcModules {
   createGrpcRegistration: typeof createGrpcRegistration;
   grpcHubConfigMatches: typeof grpcHubConfigMatches;
   openHubConnection: typeof openHubConnection;
