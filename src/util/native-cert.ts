@@ -1,7 +1,9 @@
 // Certificate reading with Node's native X509 support and the DER walker only: the subject CN/O/OU
-// and the validity period of a DER certificate, and whether a private key matches a certificate.
+// the validity period and the extended key usages of a DER certificate, and whether a private key
+// matches a certificate.
 // The agent checks its hub client certificate every few seconds (liveness, controllers) and never
-// loads @peculiar/x509 (about 19 MiB); the server's X.509 helpers share the key check.
+// loads @peculiar/x509 (about 19 MiB); the server's x509 authenticator reads every new client
+// certificate with it (~0.3 ms, where the general parser took ~5 ms) and shares the key check.
 
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { decodeOid, derChildren, readDer } from './der.js';
@@ -13,6 +15,8 @@ export interface CertInfo {
   organizationalUnits: string[];
   notBefore: Date;
   notAfter: Date;
+  /** Extended key usage OIDs; undefined when the certificate has no such extension. */
+  extKeyUsageOids?: string[];
 }
 
 function decodeString(tag: number, b: Buffer): string {
@@ -50,7 +54,7 @@ const OID_OU = '2.5.4.11';
 /** Subject CN/O/OU and validity of a DER certificate; throws when it is not a well-formed certificate. */
 export function readCertificateInfo(der: Buffer): CertInfo {
   // OpenSSL rejects malformed certificates; the walk below only reads the fields we need.
-  new X509Certificate(der);
+  const native = new X509Certificate(der);
   const cert = readDer(der, 0);
   const tbs = derChildren(der, cert)[0];
   if (!tbs || tbs.tag !== 0x30) throw new Error('bad certificate structure');
@@ -69,6 +73,9 @@ export function readCertificateInfo(der: Buffer): CertInfo {
     notBefore: decodeTime(nb.tag, der.toString('latin1', nb.contentStart, nb.end)),
     notAfter: decodeTime(na.tag, der.toString('latin1', na.contentStart, na.end)),
   };
+  // Node names the extended key usages `keyUsage`.
+  const eku = native.keyUsage as string[] | undefined;
+  if (eku !== undefined) info.extKeyUsageOids = [...eku];
   let cnSeen = false;
   for (const rdn of derChildren(der, subject)) {
     for (const atv of derChildren(der, rdn)) {

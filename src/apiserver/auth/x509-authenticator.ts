@@ -7,7 +7,8 @@
 
 import { createHash } from 'node:crypto';
 import type { UserInfo } from '../pipeline.js';
-import { EKU_OID_ANY, EKU_OID_CLIENT_AUTH, parseCertificate, trustAnchorFromPem, type TrustAnchor } from '../../util/x509.js';
+import { readCertificateInfo } from '../../util/native-cert.js';
+import { EKU_OID_ANY, EKU_OID_CLIENT_AUTH, trustAnchorFromPem, type TrustAnchor } from '../../util/x509.js';
 
 type X509Result = { ok: true; user: UserInfo } | { ok: false; why: string };
 
@@ -34,7 +35,7 @@ export interface X509Authenticator {
 function evaluateCertificate(der: Buffer, anchors: readonly TrustAnchor[]): CacheEntry {
   let cert;
   try {
-    cert = parseCertificate(der);
+    cert = readCertificateInfo(der);
   } catch {
     return { why: 'malformed certificate', notBefore: 0, notAfter: 0 };
   }
