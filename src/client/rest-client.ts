@@ -1,6 +1,7 @@
 // createKubeClient: the KubeClient/ResourceClient implementation over HTTP/2 or HTTPS (keep-alive,
 // JSON, an AbortSignal on every call). Watches are one streaming GET decoded line by line in order.
 
+import { resolve as resolvePath } from 'node:path';
 import type { KubeList, KubeObject, WatchEvent } from '../api/meta.js';
 import { nullLogger, type Logger } from '../util/logger.js';
 import { NetworkError } from './errors.js';
@@ -44,23 +45,58 @@ export type KubeClientConfig = ClientConfig | { kubeconfigPath: string; context?
 
 export function createKubeClient(config: KubeClientConfig, opts: KubeClientOptions = {}): KubeClient {
   const log = opts.log ?? nullLogger();
-  const source: ConfigSource =
-    'kubeconfigPath' in config
-      ? fileConfigSource(config.kubeconfigPath, {
-          ...(config.context !== undefined ? { context: config.context } : {}),
-          onReload: (r) => {
-            if (r.ok) log.debug('client config loaded', { kubeconfig: config.kubeconfigPath });
-            else log.warn('client config reload failed; keeping the previous one', { kubeconfig: config.kubeconfigPath, err: r.err });
-          },
-        })
-      : staticConfigSource(config);
-  const transport = createTransport({
+  const transport = 'kubeconfigPath' in config ? sharedFileTransport(config, opts, log) : newTransport(staticConfigSource(config), opts);
+  return new RestClient(opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport, log);
+}
+
+function newTransport(source: ConfigSource, opts: KubeClientOptions): Transport {
+  return createTransport({
     source,
     userAgent: opts.userAgent ?? 'ocm-ts',
     timeoutMs: opts.timeoutMs ?? 30_000,
     ...(opts.http2 !== undefined ? { http2: opts.http2 } : {}),
   });
-  return new RestClient(opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport, log);
+}
+
+/**
+ * Clients of one kubeconfig file (and the same transport options) share one transport, hence one
+ * HTTP/2 connection and one file watch, as client-go shares a transport between clients of equal TLS
+ * configs: an agent's management and spoke clients of one cluster, or thousands of simulated agents
+ * of one spoke, hold one connection instead of one each. Each client's close() releases its share;
+ * the last one closes the transport.
+ */
+const sharedTransports = new Map<string, { transport: Transport; clients: number }>();
+
+function sharedFileTransport(config: { kubeconfigPath: string; context?: string }, opts: KubeClientOptions, log: Logger): Transport {
+  const key = JSON.stringify([resolvePath(config.kubeconfigPath), config.context ?? null, opts.userAgent ?? null, opts.timeoutMs ?? null, opts.http2 ?? null]);
+  let shared = sharedTransports.get(key);
+  if (shared === undefined) {
+    const source = fileConfigSource(config.kubeconfigPath, {
+      ...(config.context !== undefined ? { context: config.context } : {}),
+      onReload: (r) => {
+        if (r.ok) log.debug('client config loaded', { kubeconfig: config.kubeconfigPath });
+        else log.warn('client config reload failed; keeping the previous one', { kubeconfig: config.kubeconfigPath, err: r.err });
+      },
+    });
+    shared = { transport: newTransport(source, opts), clients: 0 };
+    sharedTransports.set(key, shared);
+  }
+  const entry = shared;
+  entry.clients++;
+  let released = false;
+  return {
+    get server() {
+      return entry.transport.server;
+    },
+    send: (s) => entry.transport.send(s),
+    close: () => {
+      if (released) return;
+      released = true;
+      if (--entry.clients > 0) return;
+      if (sharedTransports.get(key) === entry) sharedTransports.delete(key);
+      entry.transport.close();
+    },
+  };
 }
 
 /** The resourceVersion a merge or apply patch given as an object is guarded by, if any. */

@@ -182,6 +182,37 @@ test('should pick up a client certificate rotated in place when loaded from a ku
   client.close();
 });
 
+test('should share one connection between the clients of one kubeconfig file, until the last one closes', async () => {
+  const admin = await api.pki.issueClientCertificate({ commonName: 'shared' });
+  writeFileSync(join(api.dir, 'ca.crt'), api.pki.caPem);
+  writeFileSync(join(api.dir, 'shared.crt'), admin.certPem);
+  writeFileSync(join(api.dir, 'shared.key'), admin.keyPem, { mode: 0o600 });
+  const kubeconfigPath = join(api.dir, 'kubeconfig-shared');
+  writeFileSync(kubeconfigPath, renderKubeconfig({ clusterName: 'hub', server: api.url, certificateAuthority: 'ca.crt', user: { clientCertificate: 'shared.crt', clientKey: 'shared.key' } }));
+  api.setHandler((_req, res) => json(res, 200, { metadata: {} }));
+  const before = api.connections();
+  const a = createKubeClient({ kubeconfigPath });
+  const b = createKubeClient({ kubeconfigPath });
+  const other = createKubeClient({ kubeconfigPath }, { userAgent: 'another-agent' });
+  for (let i = 0; i < 3; i++) {
+    await a.resource(R.namespaces).get(`a${i}`);
+    await b.resource(R.namespaces).get(`b${i}`);
+  }
+  assert.equal(api.connections() - before, 1, 'a and b share one connection');
+  await other.resource(R.namespaces).get('o');
+  assert.equal(api.connections() - before, 2, 'different transport options: a transport of its own');
+  a.close();
+  a.close();
+  await b.resource(R.namespaces).get('after a closed');
+  assert.equal(api.connections() - before, 2, 'b keeps the shared connection');
+  b.close();
+  const c = createKubeClient({ kubeconfigPath });
+  await c.resource(R.namespaces).get('new');
+  assert.equal(api.connections() - before, 3, 'the last close closed the transport');
+  c.close();
+  other.close();
+});
+
 test('should send a bearer token read from a token file and pick up a new token', async () => {
   writeFileSync(join(api.dir, 'ca.crt'), api.pki.caPem);
   writeFileSync(join(api.dir, 'token'), 'tok-1\n', { mode: 0o600 });
