@@ -198,3 +198,33 @@ test('should pass a watch label hint to the fan-out: only events whose object ca
     ['DELETED', '/core/configmaps/ns/b'],
   ]);
 });
+
+test('should replay history for a label-hinted watch with only the rows whose object carried the label, before or after', async (t) => {
+  const s = open(t, { watchReplayPageSize: 3 });
+  s.create('/core/configmaps/ns/first', cm('ns', 'first', 'x')); // before the watch's revision: not replayed
+  const start = s.currentRevision();
+  s.create('/core/configmaps/ns/a', cm('ns', 'a')); // v=0
+  for (let i = 0; i < 20; i++) s.create(`/core/configmaps/ns/other${i}`, cm('ns', `other${i}`, 'y')); // pages with nothing for the watch
+  s.create('/core/configmaps/ns/b', cm('ns', 'b', 'x'));
+  s.update('/core/configmaps/ns/a', cm('ns', 'a', 'x')); // label value now matches
+  s.update('/core/configmaps/ns/a', cm('ns', 'a', '1')); // and no longer does
+  s.update('/core/configmaps/ns/a', cm('ns', 'a', '2'));
+  s.create('/core/configmaps/ns/c', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', annotations: { v: 'x' } } }); // the text "v":"x", not a label
+  s.delete('/core/configmaps/ns/b');
+  const hinted: [string, string][] = [];
+  const w = s.watch('/core/configmaps/', { fromRevision: start, hints: { label: { key: 'v', values: ['x'] } }, onEvent: (ev) => void hinted.push([ev.type, ev.key]) });
+  t.after(() => w.close());
+  s.create('/core/configmaps/ns/d', cm('ns', 'd', 'x')); // live, after the replay
+  await waitFor(() => hinted.some(([, k]) => k === '/core/configmaps/ns/d'));
+  await new Promise((r) => setImmediate(r));
+  // The prefilter may let a row through (c: the same text in an annotation); the watch's own filter
+  // decides then. Every row carrying the label, before or after, is there, in order.
+  assert.deepEqual(hinted.filter(([, k]) => k !== '/core/configmaps/ns/c'), [
+    ['ADDED', '/core/configmaps/ns/b'],
+    ['MODIFIED', '/core/configmaps/ns/a'],
+    ['MODIFIED', '/core/configmaps/ns/a'],
+    ['DELETED', '/core/configmaps/ns/b'],
+    ['ADDED', '/core/configmaps/ns/d'],
+  ]);
+  assert.ok(!hinted.some(([, k]) => k.includes('other')), 'rows of other labels never parsed into events');
+});

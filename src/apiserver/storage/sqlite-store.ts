@@ -38,6 +38,7 @@ import {
   StoreExistsError,
   StoreNotFoundError,
   type ListOptions,
+  type SelectorHints,
   type ListResult,
   type Store,
   type StoreEvent,
@@ -112,6 +113,20 @@ function stamp(obj: KubeObject, revision: number): string {
   return JSON.stringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } });
 }
 
+/**
+ * Whether a stored object's JSON text can carry one of a label hint's values, without parsing it:
+ * stored objects are compact JSON.stringify output, so a label `k: v` appears as the text
+ * `"k":"v"` (found elsewhere too at worst: then the watch's filter decides after parsing). Thousands
+ * of agents resuming their CSR watches each replay the log of every cluster's CSRs: this keeps the
+ * cost of the others' rows to a substring search.
+ */
+function labelPrefilter(hints: SelectorHints | undefined): (json: string) => boolean {
+  const label = hints?.label;
+  if (!label || label.values.length === 0) return () => true;
+  const needles = label.values.map((v) => `${JSON.stringify(label.key)}:${JSON.stringify(v)}`);
+  return (json) => needles.some((n) => json.includes(n));
+}
+
 function parse(json: string): KubeObject {
   return JSON.parse(json) as KubeObject;
 }
@@ -176,9 +191,13 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     replayPageSize: cfg.watchReplayPageSize,
     deliveryBatch: 500,
     log,
-    replay: (prefix, after, upTo, limit) => {
+    replay: (prefix, after, upTo, limit, hints) => {
       const { lo, hi } = keyRange(prefix);
-      return st.replay.all({ after, upTo, lo, hi, limit }).map(toEvent);
+      const rows = st.replay.all({ after, upTo, lo, hi, limit });
+      const mayMatch = labelPrefilter(hints);
+      const events: StoreEvent[] = [];
+      for (const r of rows) if (mayMatch(r.value) || (r.prev_value !== null && mayMatch(r.prev_value))) events.push(toEvent(r));
+      return { events, rows: rows.length, lastRevision: rows.length > 0 ? rows[rows.length - 1]!.rev : after };
     },
   });
 

@@ -19,7 +19,8 @@ function hubOver(log: StoreEvent[], bufferLimit = 100, pageSize = 2): { hub: Wat
     log: nullLogger(),
     replay: (prefix, after, upTo, limit) => {
       reads.push([after, upTo]);
-      return log.filter((e) => e.key.startsWith(prefix) && e.revision > after && e.revision <= upTo).slice(0, limit);
+      const events = log.filter((e) => e.key.startsWith(prefix) && e.revision > after && e.revision <= upTo).slice(0, limit);
+      return { events, rows: events.length, lastRevision: events[events.length - 1]?.revision ?? after };
     },
   });
   return { hub, reads };
@@ -222,4 +223,27 @@ test('progress: an idle subscriber has seen everything up to the last published 
   await waitFor(() => got.length === 2);
   assert.equal(sub.progress(), 5);
   assert.deepEqual(got, [3, 4]);
+});
+
+test('should read on past replay pages that a hint emptied, yielding between long stretches of them', async () => {
+  const log = Array.from({ length: 25_000 }, (_, i) => ev(i + 1));
+  let pages = 0;
+  const hub = createWatchHub({
+    bufferLimit: 100,
+    replayPageSize: 500,
+    deliveryBatch: 3,
+    log: nullLogger(),
+    // Only every 12,000th row is kept, as a store's label prefilter would leave a hinted watch.
+    replay: (_prefix, after, upTo, limit) => {
+      pages++;
+      const rows = log.filter((e) => e.revision > after && e.revision <= upTo).slice(0, limit);
+      return { events: rows.filter((e) => e.revision % 12_000 === 0), rows: rows.length, lastRevision: rows[rows.length - 1]?.revision ?? after };
+    },
+  });
+  const got: number[] = [];
+  hub.subscribe('/core/configmaps/', { fromRevision: 1, onEvent: (e) => void got.push(e.revision) }, 25_000);
+  hub.publish(ev(25_001));
+  await waitFor(() => got.length === 3);
+  assert.deepEqual(got, [12_000, 24_000, 25_001]);
+  assert.equal(pages, 50, 'every row read once');
 });

@@ -31,11 +31,24 @@
 // copied per subscriber.
 
 import type { Logger } from '../../util/logger.js';
-import type { StoreEvent, WatchOptions, WatchSubscription } from './types.js';
+import type { SelectorHints, StoreEvent, WatchOptions, WatchSubscription } from './types.js';
 import { createWatchIndex } from './watch-index.js';
 
-/** Reads logged events with after < revision <= upTo under a prefix, in revision order. */
-type ReplayReader = (prefix: string, after: number, upTo: number, limit: number) => StoreEvent[];
+/**
+ * One step of a replay: up to `limit` logged rows with after < revision <= upTo under a prefix, in
+ * revision order. `events` may leave out rows the subscriber's hints rule out (never one they
+ * allow); `rows` and `lastRevision` describe what was read, so the cursor moves past skipped rows.
+ */
+export interface ReplayPage {
+  events: StoreEvent[];
+  rows: number;
+  lastRevision: number;
+}
+
+type ReplayReader = (prefix: string, after: number, upTo: number, limit: number, hints: SelectorHints | undefined) => ReplayPage;
+
+/** Log rows a refill may read without finding an event before it yields to other work. */
+const REPLAY_ROWS_PER_TURN = 10_000;
 
 export interface WatchHubOptions {
   /** Most live events a subscriber may have waiting before it is dropped as slow. */
@@ -144,11 +157,19 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const refill = (s: Subscriber): boolean => {
     s.queue = [];
     s.head = 0;
-    if (s.inReplay && s.replayCursor < s.replayEnd) {
-      const page = opts.replay(s.prefix, s.replayCursor, s.replayEnd, opts.replayPageSize);
-      s.replayCursor = page.length < opts.replayPageSize ? s.replayEnd : page[page.length - 1]!.revision;
-      s.queue = page;
-      if (page.length > 0) return true;
+    // A hinted subscriber's pages may come back empty (every row was another cluster's): read on,
+    // but yield after REPLAY_ROWS_PER_TURN rows so a long history never blocks the event loop.
+    let budget = REPLAY_ROWS_PER_TURN;
+    while (s.inReplay && s.replayCursor < s.replayEnd) {
+      const page = opts.replay(s.prefix, s.replayCursor, s.replayEnd, opts.replayPageSize, s.opts.hints);
+      s.replayCursor = page.rows < opts.replayPageSize ? s.replayEnd : page.lastRevision;
+      s.queue = page.events;
+      if (page.events.length > 0) return true;
+      budget -= Math.max(1, page.rows);
+      if (budget <= 0 && s.replayCursor < s.replayEnd) {
+        schedule(s);
+        return false;
+      }
     }
     if (s.inReplay) {
       s.inReplay = false;
