@@ -78,6 +78,16 @@ export function prepareStatements(db: Database.Database) {
         ORDER BY r.rev
         LIMIT @limit`,
     ),
+    // The same, keeping only rows whose object or previous object holds `needle` (a label's JSON
+    // text): the others are skipped inside SQLite, never copied out.
+    replayHolding: db.prepare<{ after: number; upTo: number; lo: string; hi: string; limit: number; needle: string }, ReplayRow>(
+      `SELECT r.rev AS rev, r.key AS key, r.op AS op, r.value AS value, p.value AS prev_value
+         FROM revisions r LEFT JOIN revisions p ON p.rev = r.prev_rev AND r.op != 'ADDED'
+        WHERE r.rev > @after AND r.rev <= @upTo AND r.key >= @lo AND r.key < @hi
+          AND (instr(r.value, @needle) > 0 OR instr(p.value, @needle) > 0)
+        ORDER BY r.rev
+        LIMIT @limit`,
+    ),
     /** Newest retained revision written at or before the cutoff (rows' created_ms never decrease). */
     newestBefore: db
       .prepare<{ cutoff: number; above: number }, number>(

@@ -114,17 +114,16 @@ function stamp(obj: KubeObject, revision: number): string {
 }
 
 /**
- * Whether a stored object's JSON text can carry one of a label hint's values, without parsing it:
- * stored objects are compact JSON.stringify output, so a label `k: v` appears as the text
- * `"k":"v"` (found elsewhere too at worst: then the watch's filter decides after parsing). Thousands
- * of agents resuming their CSR watches each replay the log of every cluster's CSRs: this keeps the
- * cost of the others' rows to a substring search.
+ * The texts a stored object's JSON must contain to carry one of a label hint's values, for a
+ * search without parsing: stored objects are compact JSON.stringify output, so a label `k: v`
+ * appears as `"k":"v"` (found elsewhere too at worst: the watch's filter decides after parsing).
+ * Thousands of agents resuming their CSR watches each replay the log of every cluster's CSRs: this
+ * keeps the cost of the others' rows to a substring search. Undefined: no usable hint.
  */
-function labelPrefilter(hints: SelectorHints | undefined): (json: string) => boolean {
+function labelNeedles(hints: SelectorHints | undefined): string[] | undefined {
   const label = hints?.label;
-  if (!label || label.values.length === 0) return () => true;
-  const needles = label.values.map((v) => `${JSON.stringify(label.key)}:${JSON.stringify(v)}`);
-  return (json) => needles.some((n) => json.includes(n));
+  if (!label || label.values.length === 0) return undefined;
+  return label.values.map((v) => `${JSON.stringify(label.key)}:${JSON.stringify(v)}`);
 }
 
 function parse(json: string): KubeObject {
@@ -193,10 +192,15 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     log,
     replay: (prefix, after, upTo, limit, hints) => {
       const { lo, hi } = keyRange(prefix);
-      const rows = st.replay.all({ after, upTo, lo, hi, limit });
-      const mayMatch = labelPrefilter(hints);
+      const needles = labelNeedles(hints);
+      // One label value (the usual hint): SQLite drops the other rows itself; the page then holds
+      // only candidates, and a short page still means the range is exhausted.
+      const rows = needles?.length === 1
+        ? st.replayHolding.all({ after, upTo, lo, hi, limit, needle: needles[0]! })
+        : st.replay.all({ after, upTo, lo, hi, limit });
+      const holds = (json: string | null): boolean => json !== null && (needles === undefined || needles.some((n) => json.includes(n)));
       const events: StoreEvent[] = [];
-      for (const r of rows) if (mayMatch(r.value) || (r.prev_value !== null && mayMatch(r.prev_value))) events.push(toEvent(r));
+      for (const r of rows) if (holds(r.value) || holds(r.prev_value)) events.push(toEvent(r));
       return { events, rows: rows.length, lastRevision: rows.length > 0 ? rows[rows.length - 1]!.rev : after };
     },
   });
