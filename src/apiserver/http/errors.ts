@@ -29,7 +29,16 @@ export class ApiError extends Error {
   readonly reason: StatusReason;
   readonly status: Status;
   constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails, options?: { cause?: unknown }) {
-    super(message, options);
+    // An API error is an answer (404, 409, 422…), not a fault: capturing its stack — deep async
+    // stacks on every refused request — cost the hub more than answering. The status says it all;
+    // a cause keeps its own stack.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, options);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = `${reason}Error`;
     this.code = code;
     this.reason = reason;
