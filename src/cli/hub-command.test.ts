@@ -79,6 +79,18 @@ test('should default to OCM: HTTPS health on 0.0.0.0:8443, leader election with 
   const e = await parse(['--data-dir', dir, '--listen', '127.0.0.1:0']);
   assert.equal(e.listen, undefined);
   assert.equal(e.ocm.leaderElection, undefined);
+  assert.equal(e.maxConnectionsPerAddress, undefined);
+});
+
+test('should take --max-connections-per-address in embedded mode only, as a positive integer', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ocm-hub-cli-'));
+  assert.equal((await parse(['--data-dir', dir, '--max-connections-per-address', '20000'])).maxConnectionsPerAddress, 20000);
+  for (const bad of ['0', '-1', '1.5', 'many']) {
+    await assert.rejects(parse(['--data-dir', dir, '--max-connections-per-address', bad]), (e) => e instanceof CliUsageError && e.message === `--max-connections-per-address must be a positive integer, got "${bad}"`);
+  }
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\n');
+  await assert.rejects(parse([`--kubeconfig=${kubeconfig}`, '--max-connections-per-address', '5000']), (e) => e instanceof CliUsageError && e.message === '--max-connections-per-address needs --data-dir');
 });
 
 test('should take the generic flags of OCM controllers', async () => {

@@ -40,6 +40,7 @@ interface HubCommandRaw extends OcmHubFlagsRaw {
   apiserverListen?: string;
   metricsListen?: string;
   clusterSigningDuration?: string;
+  maxConnectionsPerAddress?: string;
   bootstrapTokenTtl?: string;
   autoApprovedCsrUsers?: string[];
   clusterAutoApprovalUsers?: string[];
@@ -63,6 +64,8 @@ export interface HubCommandOptions {
   dataDir?: string;
   apiserverListen: ListenAddress;
   clusterSigningDurationMs?: number;
+  /** Embedded mode: connections the API server admits from one client address. */
+  maxConnectionsPerAddress?: number;
   bootstrapTokenTtlMs: number;
   listen?: string;
   logLevel: LogLevel;
@@ -74,6 +77,12 @@ export interface HubCommandOptions {
   dashboard?: ListenAddress;
 }
 
+function parsePositiveInt(flag: string, v: string): number {
+  const n = Number(v);
+  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(n) || n <= 0) throw new CliUsageError(`${flag} must be a positive integer, got "${v}"`);
+  return n;
+}
+
 const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
@@ -83,7 +92,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   }
   if (raw.dataDir && raw.kubeconfig) throw new CliUsageError('--data-dir and --kubeconfig are mutually exclusive');
   if (!raw.dataDir) {
-    for (const [flag, v] of [['--apiserver-listen', raw.apiserverListen], ['--cluster-signing-duration', raw.clusterSigningDuration], ['--bootstrap-token-ttl', raw.bootstrapTokenTtl]] as const) {
+    for (const [flag, v] of [['--apiserver-listen', raw.apiserverListen], ['--cluster-signing-duration', raw.clusterSigningDuration], ['--bootstrap-token-ttl', raw.bootstrapTokenTtl], ['--max-connections-per-address', raw.maxConnectionsPerAddress]] as const) {
       if (v !== undefined) throw new CliUsageError(`${flag} needs --data-dir`);
     }
   }
@@ -124,6 +133,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   if (ttl <= 0) throw new CliUsageError('--bootstrap-token-ttl must be positive');
   const signing = raw.clusterSigningDuration !== undefined ? parseDurationFlag('--cluster-signing-duration', raw.clusterSigningDuration) : undefined;
   if (signing !== undefined && signing <= 0) throw new CliUsageError('--cluster-signing-duration must be positive');
+  const perAddress = raw.maxConnectionsPerAddress !== undefined ? parsePositiveInt('--max-connections-per-address', raw.maxConnectionsPerAddress) : undefined;
   let apiserverListen: ListenAddress;
   try {
     apiserverListen = parseHostPort(apiserverRaw ?? '127.0.0.1:6443');
@@ -156,6 +166,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     ...(raw.dataDir ? { dataDir: raw.dataDir } : {}),
     apiserverListen,
     ...(signing !== undefined ? { clusterSigningDurationMs: signing } : {}),
+    ...(perAddress !== undefined ? { maxConnectionsPerAddress: perAddress } : {}),
     bootstrapTokenTtlMs: ttl,
     ...(listen !== undefined ? { listen } : {}),
     logLevel: level as LogLevel,
@@ -199,6 +210,7 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
       apiserverListen: opts.apiserverListen,
       bootstrapTokenTtlMs: opts.bootstrapTokenTtlMs,
       ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
+      ...(opts.maxConnectionsPerAddress !== undefined ? { connectionLimits: { maxConnectionsPerAddress: opts.maxConnectionsPerAddress } } : {}),
       hubOptions: opts.hub,
     });
     let dashboard: HubDashboard | undefined;
@@ -278,6 +290,7 @@ export function buildHubCommand(run: (opts: HubCommandOptions) => Promise<void>)
     .addOption(new Option('--apiserver-listen <host:port>', 'same as --listen in embedded mode').hideHelp())
     .option('--metrics-listen <host:port>', 'address for the controllers\' /healthz and /metrics')
     .option('--cluster-signing-duration <d>', 'embedded mode: lifetime of certificates signed for CSRs (Go duration or seconds; default 1 year)')
+    .option('--max-connections-per-address <n>', 'embedded mode: connections the API server admits from one client address (default: a quarter of its connection limit, at least 1024); raise it when many agents share one address (NAT, a local fleet)')
     .option('--bootstrap-token-ttl <d>', 'embedded mode: lifetime of the bootstrap token (default 24h); reused on restart while valid')
     .option('--auto-approved-csr-users <users>', 'bootstrap users whose CSRs are auto-approved (gate ManagedClusterAutoApproval); comma-separated, repeatable', splitList)
     .option('--cluster-auto-approval-users <users>', 'deprecated: use --auto-approved-csr-users', splitList)

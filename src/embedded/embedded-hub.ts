@@ -12,6 +12,7 @@ import { createKubeClient, isAlreadyExists } from '../client/index.js';
 import { resourceTypes } from '../client/resource-types.js';
 import type { KubeClient } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
+import type { ConnectionLimits } from '../apiserver/http/connection-limits.js';
 import type { Logger } from '../util/logger.js';
 import type { ServingTls } from '../util/secure-serving.js';
 import { BOOTSTRAP_GROUP, bootstrapTokenSecret, HUB_TOKEN_LABEL, randomTokenPart, reusableToken } from '../hub/bootstrap-token.js';
@@ -27,6 +28,8 @@ export interface EmbeddedHubOptions {
   dataDir: string;
   apiserverListen: ListenAddress;
   clusterSigningDurationMs?: number;
+  /** The API server's connection limits where they differ from its defaults. */
+  connectionLimits?: Partial<ConnectionLimits>;
   bootstrapTokenTtlMs: number;
   hubOptions: Readonly<HubOptions>;
   /** HOST:PORT for the controllers' /healthz and /metrics. */
@@ -105,6 +108,7 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
     admission: ocmAdmissionPlugins({ featureGates: { ...opts.hubOptions.featureGates }, clock: opts.clock }),
     clock: opts.clock,
     ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
+    ...(opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {}),
   });
   const client = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath }, { log });
   let hubClient: KubeClient | undefined;

@@ -187,6 +187,7 @@ export async function startFleet(o: FleetOptions, signal: AbortSignal): Promise<
         cli: o.hub.cli,
         dataDir: o.hub.dataDir,
         autoApproval: o.hub.autoApproval,
+        agents: names.length,
         ...(o.hub.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: o.hub.clusterSigningDurationMs } : {}),
       });
       const h = hub;

@@ -27,6 +27,11 @@ export interface HubProcessOptions {
   clusterSigningDurationMs?: number;
   /** Auto-approve the bootstrap user's CSRs and accept its clusters (gate ManagedClusterAutoApproval). */
   autoApproval: boolean;
+  /**
+   * Agents that will connect: they all come from this machine's one address, so the hub must
+   * admit that many connections from it (its default per-address share is a quarter of its limit).
+   */
+  agents?: number;
   /** Longest wait for the ready line (default 120 s). */
   readyTimeoutMs?: number;
 }
@@ -66,6 +71,9 @@ function launch(o: HubProcessOptions, port: number, autoApproveUser: string | un
   const args = [...o.cli.execArgv, o.cli.script, 'hub', '--data-dir', o.dataDir, '--listen', `127.0.0.1:${port}`, '--log-level', 'error'];
   if (o.clusterSigningDurationMs !== undefined) args.push('--cluster-signing-duration', `${Math.round(o.clusterSigningDurationMs)}ms`);
   if (autoApproveUser) args.push('--feature-gates', 'ManagedClusterAutoApproval=true', '--auto-approved-csr-users', autoApproveUser);
+  // Every agent holds one connection; the rest covers the bootstrap connections, the hub's own
+  // clients and the bench's observers.
+  if (o.agents !== undefined) args.push('--max-connections-per-address', String(o.agents + 1024));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let out = '';
