@@ -8,7 +8,6 @@ import { patchStatus } from '../../client/patch-writer.js';
 import { setsSelecting } from '../managedclusterset/cluster-set-selector.js';
 import { clustersReferencingSet, desiredManagedNamespaces } from './managed-namespaces.js';
 import { errorMessage } from '../../util/errors.js';
-import { onEveryChange } from '../../client/event-handlers.js';
 
 const CONTROLLER_NAME = 'ManagedNamespaceController';
 
@@ -43,6 +42,15 @@ export function setupManagedNamespaceController(ctx: HubContext): Controller {
     for (const c of ctx.informers.clusters.lister.list()) if (setsSelecting([s], c.metadata.labels).length > 0) keys.add(c.metadata.name ?? '');
     for (const k of keys) controller.enqueue(k);
   };
-  onEveryChange(ctx.informers.clusterSets, onSet);
+  // Only a set's spec (its managed namespaces, its selector) decides the namespaces; its status
+  // changes with every cluster that joins (the member count), and re-queuing every member then
+  // made a join cost a reconcile per cluster of the fleet.
+  ctx.informers.clusterSets.addHandlers({
+    onAdd: onSet,
+    onUpdate: (o, n) => {
+      if (JSON.stringify(o.spec ?? {}) !== JSON.stringify(n.spec ?? {})) onSet(n);
+    },
+    onDelete: onSet,
+  });
   return controller;
 }
