@@ -15,9 +15,25 @@ export async function hubRevision(admin: KubeClient, signal?: AbortSignal): Prom
   return rv;
 }
 
+/**
+ * How many CSRs the hub holds. A one-item page carries the count of the rest (remainingItemCount):
+ * a whole list of thousands of CSRs, read while the hub is busiest (right after a restart), outlasted
+ * the client's timeout. Pages of 500 when the server does not say.
+ */
 export async function csrCount(admin: KubeClient, signal?: AbortSignal): Promise<number> {
-  const list = await admin.resource(resourceTypes.certificateSigningRequests).list(signal ? { signal } : {});
-  return list.items.length;
+  const csrs = admin.resource(resourceTypes.certificateSigningRequests);
+  const first = await csrs.list({ limit: 1, ...(signal ? { signal } : {}) });
+  const remaining = first.metadata?.remainingItemCount;
+  if (!first.metadata?.continue) return first.items.length;
+  if (typeof remaining === 'number') return first.items.length + remaining;
+  let count = first.items.length;
+  let cont: string | undefined = first.metadata.continue;
+  while (cont) {
+    const page = await csrs.list({ limit: 500, continue: cont, ...(signal ? { signal } : {}) });
+    count += page.items.length;
+    cont = page.metadata?.continue || undefined;
+  }
+  return count;
 }
 
 /** spec.renewTime (epoch ms) of the cluster lease of each of `members` that has one. */
