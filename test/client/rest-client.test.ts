@@ -14,6 +14,16 @@ after(async () => {
   await api.close();
 });
 
+/** A kubeconfig file naming certificate files `<files>.crt`/`.key` (written beside it) and the CA. */
+function writeCertKubeconfig(name: string, files: string, cert: { certPem: string; keyPem: string }): string {
+  writeFileSync(join(api.dir, 'ca.crt'), api.pki.caPem);
+  writeFileSync(join(api.dir, `${files}.crt`), cert.certPem);
+  writeFileSync(join(api.dir, `${files}.key`), cert.keyPem, { mode: 0o600 });
+  const path = join(api.dir, name);
+  writeFileSync(path, renderKubeconfig({ clusterName: 'hub', server: api.url, certificateAuthority: 'ca.crt', user: { clientCertificate: `${files}.crt`, clientKey: `${files}.key` } }));
+  return path;
+}
+
 async function adminClient() {
   const admin = await api.pki.issueClientCertificate({ commonName: 'admin' });
   return createKubeClient({ server: api.url, caPem: api.pki.caPem, certPem: admin.certPem, keyPem: admin.keyPem, contextName: 'x' }, { userAgent: 'test-agent/1' });
@@ -166,11 +176,7 @@ test('should throw ApiStatusError when the watch request is refused, and Network
 test('should pick up a client certificate rotated in place when loaded from a kubeconfig file', async () => {
   const first = await api.pki.issueClientCertificate({ commonName: 'agent-v1' });
   const second = await api.pki.issueClientCertificate({ commonName: 'agent-v2' });
-  writeFileSync(join(api.dir, 'ca.crt'), api.pki.caPem);
-  writeFileSync(join(api.dir, 'tls.crt'), first.certPem);
-  writeFileSync(join(api.dir, 'tls.key'), first.keyPem, { mode: 0o600 });
-  const kubeconfigPath = join(api.dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, renderKubeconfig({ clusterName: 'hub', server: api.url, certificateAuthority: 'ca.crt', user: { clientCertificate: 'tls.crt', clientKey: 'tls.key' } }));
+  const kubeconfigPath = writeCertKubeconfig('kubeconfig', 'tls', first);
   const client = createKubeClient({ kubeconfigPath });
   api.setHandler((_req, res) => json(res, 200, { metadata: {} }));
   api.requests.length = 0;
@@ -183,12 +189,7 @@ test('should pick up a client certificate rotated in place when loaded from a ku
 });
 
 test('should share one connection between the clients of one kubeconfig file, until the last one closes', async () => {
-  const admin = await api.pki.issueClientCertificate({ commonName: 'shared' });
-  writeFileSync(join(api.dir, 'ca.crt'), api.pki.caPem);
-  writeFileSync(join(api.dir, 'shared.crt'), admin.certPem);
-  writeFileSync(join(api.dir, 'shared.key'), admin.keyPem, { mode: 0o600 });
-  const kubeconfigPath = join(api.dir, 'kubeconfig-shared');
-  writeFileSync(kubeconfigPath, renderKubeconfig({ clusterName: 'hub', server: api.url, certificateAuthority: 'ca.crt', user: { clientCertificate: 'shared.crt', clientKey: 'shared.key' } }));
+  const kubeconfigPath = writeCertKubeconfig('kubeconfig-shared', 'shared', await api.pki.issueClientCertificate({ commonName: 'shared' }));
   api.setHandler((_req, res) => json(res, 200, { metadata: {} }));
   const before = api.connections();
   const a = createKubeClient({ kubeconfigPath });

@@ -5,25 +5,27 @@ import { applyDefaults, needsDefaults } from './defaulting.js';
 import { pruneObject } from './pruning.js';
 import type { JSONSchemaProps } from './types.js';
 
-describe('applyDefaults', () => {
-  const schema: JSONSchemaProps = {
-    type: 'object',
-    properties: {
-      spec: {
-        type: 'object',
-        required: ['req'],
-        properties: {
-          a: { type: 'integer', default: 1 },
-          nested: { type: 'object', default: {}, properties: { b: { type: 'string', default: 'x' } } },
-          list: { type: 'array', items: { type: 'object', properties: { c: { type: 'boolean', default: false } } } },
-          nullable: { type: 'string', nullable: true, default: 'd' },
-          plain: { type: 'string' },
-          req: { type: 'string' },
-          map: { type: 'object', additionalProperties: { type: 'object', properties: { e: { type: 'integer', default: 5 } } } },
-        },
+const defaultsSchema: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      required: ['req'],
+      properties: {
+        a: { type: 'integer', default: 1 },
+        nested: { type: 'object', default: {}, properties: { b: { type: 'string', default: 'x' } } },
+        list: { type: 'array', items: { type: 'object', properties: { c: { type: 'boolean', default: false } } } },
+        nullable: { type: 'string', nullable: true, default: 'd' },
+        plain: { type: 'string' },
+        req: { type: 'string' },
+        map: { type: 'object', additionalProperties: { type: 'object', properties: { e: { type: 'integer', default: 5 } } } },
       },
     },
-  };
+  },
+};
+
+describe('applyDefaults', () => {
+  const schema = defaultsSchema;
   const cases: Array<{ name: string; input: unknown; expected: unknown }> = [
     { name: 'set absent defaults, nested defaults included', input: { spec: {} }, expected: { spec: { a: 1, nested: { b: 'x' }, nullable: 'd' } } },
     { name: 'not touch present values', input: { spec: { a: 7, nested: { b: 'y' }, nullable: 'z' } }, expected: { spec: { a: 7, nested: { b: 'y' }, nullable: 'z' } } },
@@ -88,37 +90,22 @@ describe('pruneObject', () => {
 });
 
 describe('needsDefaults', () => {
-  const schema: JSONSchemaProps = {
-    type: 'object',
-    properties: {
-      spec: {
-        type: 'object',
-        required: ['req'],
-        properties: {
-          a: { type: 'integer', default: 1 },
-          list: { type: 'array', items: { type: 'object', properties: { c: { type: 'boolean', default: false } } } },
-          nullable: { type: 'string', nullable: true, default: 'd' },
-          plain: { type: 'string' },
-          req: { type: 'string' },
-          free: { type: 'object', additionalProperties: { type: 'object', properties: { e: { type: 'string', default: 'e' } } } },
-        },
-      },
-    },
-  };
+  const schema = defaultsSchema;
+  const full = { a: 2, nested: { b: 'y' }, nullable: 'x' };
   const cases: unknown[] = [
     {},
-    { spec: { a: 2, nullable: null, req: null } },
-    { spec: { a: 2 } },
-    { spec: { a: 2, plain: null } },
-    { spec: { a: null } },
-    { spec: { a: 2, list: [{ c: true }, { c: false }] } },
-    { spec: { a: 2, list: [{ c: true }, {}] } },
-    { spec: { a: 2, free: { x: { e: 'y' } } } },
-    { spec: { a: 2, free: { x: {} } } },
-    { spec: { a: 2, unknown: { deep: null } } },
-    { spec: { a: 2, nullable: 'x' } },
-    { spec: { a: 2, nullable: null, list: [{ c: true }], free: { x: { e: 'y' } }, plain: 'p', req: 'r' } },
-    { spec: { a: 2, nullable: 'x', free: { x: {} } } },
+    { spec: {} },
+    { spec: { ...full } },
+    { spec: { ...full, plain: null } },
+    { spec: { ...full, req: null } },
+    { spec: { ...full, a: null } },
+    { spec: { ...full, nullable: null } },
+    { spec: { ...full, nested: {} } },
+    { spec: { ...full, list: [{ c: true }, { c: false }] } },
+    { spec: { ...full, list: [{ c: true }, {}] } },
+    { spec: { ...full, map: { x: { e: 1 } } } },
+    { spec: { ...full, map: { x: {} } } },
+    { spec: { ...full, unknown: { deep: null } } },
     'not an object',
   ];
   it('the cases include objects with and without a default to apply', () => {
