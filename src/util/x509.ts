@@ -194,6 +194,8 @@ export class X509ParseError extends Error {
  * the last few hundred results are kept, by their PEM text, frozen so no reader can alter another's.
  */
 const PARSED_CSR_CACHE_SIZE = 512;
+/** Longer PEM texts are parsed each time: a few hostile megabyte-sized requests must not fill memory. */
+const PARSED_CSR_MAX_CACHED_CHARS = 16 * 1024;
 const parsedCsrs = new Map<string, ParsedCsr>();
 
 /**
@@ -206,6 +208,7 @@ export function parseCsr(pem: string | Buffer): ParsedCsr {
   const known = parsedCsrs.get(text);
   if (known) return known;
   const parsed = freezeParsed(parseCsrUncached(text));
+  if (text.length > PARSED_CSR_MAX_CACHED_CHARS) return parsed;
   if (parsedCsrs.size >= PARSED_CSR_CACHE_SIZE) parsedCsrs.delete(parsedCsrs.keys().next().value!);
   parsedCsrs.set(text, parsed);
   return parsed;
