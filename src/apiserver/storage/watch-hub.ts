@@ -39,7 +39,7 @@ import { createWatchIndex } from './watch-index.js';
  * revision order. `events` may leave out rows the subscriber's hints rule out (never one they
  * allow); `rows` and `lastRevision` describe what was read, so the cursor moves past skipped rows.
  */
-export interface ReplayPage {
+interface ReplayPage {
   events: StoreEvent[];
   rows: number;
   lastRevision: number;
