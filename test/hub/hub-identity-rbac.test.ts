@@ -91,6 +91,12 @@ test('should let the hub identity write every per-cluster and common RBAC object
 });
 
 test('should refuse the hub identity any grant beyond the roles it manages', async () => {
+  // The common roles exist while a cluster does: with the previous test's cluster gone, one is
+  // created and seen by the hub first, so the role widened below is not deleted under the test.
+  await waitFor(async () => !(await exists(resourceTypes.managedClusters, 'c1')), 15_000, { message: 'previous cluster gone' });
+  await mcs().create({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'c2' }, spec: { hubAcceptsClient: true } });
+  await waitFor(() => exists(resourceTypes.clusterRoles, 'open-cluster-management:managedcluster:c2'), 10_000, { message: 'c2 ClusterRole' });
+  await waitFor(() => exists(resourceTypes.clusterRoles, 'open-cluster-management:managedcluster:registration'), 10_000, { message: 'common ClusterRole' });
   const crbs = controller.resource<ClusterRoleBinding>(resourceTypes.clusterRoleBindings);
   const bindAdmin: ClusterRoleBinding = {
     apiVersion: V, kind: 'ClusterRoleBinding', metadata: { name: 'pwn' },
