@@ -22,7 +22,7 @@ import type {
   WriteCallOptions,
 } from './types.js';
 import { decodeWatchStream } from './watch-decoder.js';
-import { createStaleWriteGuard, type ObjectRef } from './stale-writes.js';
+import { createStaleWriteGuard, versionOf, type ObjectRef } from './stale-writes.js';
 import { bucketRateLimiter } from './rate-limiter.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
@@ -97,15 +97,6 @@ function sharedFileTransport(config: { kubeconfigPath: string; context?: string 
       entry.transport.close();
     },
   };
-}
-
-/** The resourceVersion a merge or apply patch given as an object is guarded by, if any. */
-function patchPrecondition(patch: unknown): string | undefined {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return undefined;
-  const metadata = (patch as { metadata?: unknown }).metadata;
-  if (typeof metadata !== 'object' || metadata === null) return undefined;
-  const rv = (metadata as { resourceVersion?: unknown }).resourceVersion;
-  return typeof rv === 'string' && rv !== '' ? rv : undefined;
 }
 
 /** Whether the request went over a kept-alive connection (a new one costs a TLS handshake). */
@@ -248,7 +239,7 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
     const q = queryString({ fieldManager: opts.fieldManager, force: opts.force });
     const body = typeof patch === 'string' ? patch : JSON.stringify(patch);
     const send = (): Promise<T> => this.client.request<T>('PATCH', this.path(name, opts.subresource || undefined) + q, body, { signal: opts.signal, contentType: patchContentTypes[type] });
-    return this.client.writes.run(this.objectRef(name, this.namespace), patchPrecondition(patch), send);
+    return this.client.writes.run(this.objectRef(name, this.namespace), Array.isArray(patch) ? undefined : versionOf(patch), send);
   }
 
   private objectRef(name: string, namespace: string | undefined): ObjectRef {

@@ -55,8 +55,8 @@ export function conflictStatus(ref: Pick<ObjectRef, 'name' | 'group' | 'resource
   };
 }
 
-/** The resourceVersion of a write's answer; undefined when it does not carry one. */
-function versionOf(answer: unknown): string | undefined {
+/** `metadata.resourceVersion` of an object (a write's answer, a merge or apply patch); undefined when absent. */
+export function versionOf(answer: unknown): string | undefined {
   const metadata = typeof answer === 'object' && answer !== null ? (answer as { metadata?: unknown }).metadata : undefined;
   const rv = typeof metadata === 'object' && metadata !== null ? (metadata as { resourceVersion?: unknown }).resourceVersion : undefined;
   return typeof rv === 'string' && rv !== '' ? rv : undefined;
