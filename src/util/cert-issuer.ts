@@ -96,31 +96,51 @@ function child(der: Buffer, parent: ReturnType<typeof readDer>, index: number, t
   return e;
 }
 
+/** What signing needs from the CA, derived once per CA (key parsing and export cost ~2 ms a join). */
+interface CaMaterial {
+  certPem: string;
+  keyPem: string;
+  key: KeyObject;
+  alg: { alg: Buffer; digest: string } | undefined;
+  /** The CA certificate's subject, DER. */
+  subject: Buffer;
+  /** AuthorityKeyIdentifier: SHA-1 of the CA's public key bits (RFC 5280's first method). */
+  keyId: Buffer;
+}
+
+// One entry: a signer has one CA, and a rotated CA replaces it.
+let lastCa: CaMaterial | undefined;
+
+function caMaterial(certPem: string, keyPem: string): CaMaterial {
+  if (lastCa && lastCa.certPem === certPem && lastCa.keyPem === keyPem) return lastCa;
+  const key = createPrivateKey(keyPem);
+  const alg = signatureAlgorithm(key);
+  const caDer = new X509Certificate(certPem).raw;
+  const caTbs = child(caDer, readDer(caDer, 0), 0, 0x30);
+  const caFields = derChildren(caDer, caTbs);
+  const caSubject = caFields[caFields[0]?.tag === 0xa0 ? 5 : 4];
+  if (!caSubject || caSubject.tag !== 0x30) throw new Error('unexpected CA certificate structure');
+  const caSpki = createPublicKey(key).export({ type: 'spki', format: 'der' });
+  const caBits = child(caSpki, readDer(caSpki, 0), 1, 0x03);
+  const keyId = createHash('sha1').update(caSpki.subarray(caBits.contentStart + 1, caBits.end)).digest();
+  lastCa = { certPem, keyPem, key, alg, subject: Buffer.from(caDer.subarray(caSubject.start, caSubject.end)), keyId };
+  return lastCa;
+}
+
 /**
  * The PEM certificate, or undefined when the CA key is of a kind this module does not sign with
  * (the caller then uses the general library). Throws when the request or the CA is malformed.
  */
 export function issueFromCsr(r: CsrCertificateRequest): string | undefined {
-  const caKey = createPrivateKey(r.caKeyPem);
-  const alg = signatureAlgorithm(caKey);
+  const ca = caMaterial(r.caCertPem, r.caKeyPem);
+  const alg = ca.alg;
   if (!alg) return undefined;
   if ((r.ipAddresses ?? []).some((ip) => isIP(ip) === 0 || (isIP(ip) === 6 && ip.includes('.')))) return undefined;
-  const ca = new X509Certificate(r.caCertPem);
-  const caDer = ca.raw;
-  const caTbs = child(caDer, readDer(caDer, 0), 0, 0x30);
-  const caFields = derChildren(caDer, caTbs);
-  const caSubject = caFields[caFields[0]?.tag === 0xa0 ? 5 : 4];
-  if (!caSubject || caSubject.tag !== 0x30) throw new Error('unexpected CA certificate structure');
 
   const csr = readDer(r.csrDer, 0);
   const info = child(r.csrDer, csr, 0, 0x30);
   const subject = child(r.csrDer, info, 1, 0x30);
   const spki = child(r.csrDer, info, 2, 0x30);
-
-  // AuthorityKeyIdentifier: SHA-1 of the CA's public key bits (RFC 5280's first method).
-  const caSpki = createPublicKey(caKey).export({ type: 'spki', format: 'der' });
-  const caBits = child(caSpki, readDer(caSpki, 0), 1, 0x03);
-  const caKeyId = createHash('sha1').update(caSpki.subarray(caBits.contentStart + 1, caBits.end)).digest();
 
   const sans = [
     ...(r.dnsNames ?? []).map((v) => tlv(0x82, Buffer.from(v, 'ascii'))),
@@ -133,18 +153,18 @@ export function issueFromCsr(r: CsrCertificateRequest): string | undefined {
     ...(r.keyUsageFlags !== 0 ? [extension(OID.keyUsage, true, keyUsageBits(r.keyUsageFlags))] : []),
     ...(r.extKeyUsageOids.length > 0 ? [extension(OID.extKeyUsage, false, seq(...r.extKeyUsageOids.map(oid)))] : []),
     ...(sans.length > 0 ? [extension(OID.subjectAltName, false, seq(...sans))] : []),
-    extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, caKeyId))),
+    extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, ca.keyId))),
   ];
   const tbs = seq(
     tlv(0xa0, tlv(0x02, Buffer.from([2]))),
     serial(),
     alg.alg,
-    caDer.subarray(caSubject.start, caSubject.end),
+    ca.subject,
     seq(time(r.notBefore), time(r.notAfter)),
     r.csrDer.subarray(subject.start, subject.end),
     r.csrDer.subarray(spki.start, spki.end),
     tlv(0xa3, seq(...extensions)),
   );
-  const signature = sign(alg.digest, tbs, caKey);
+  const signature = sign(alg.digest, tbs, ca.key);
   return toPem('CERTIFICATE', seq(tbs, alg.alg, tlv(0x03, Buffer.concat([Buffer.from([0]), signature]))));
 }

@@ -14,7 +14,12 @@ const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 function setup(over: Partial<LeaseUpdaterOptions> = {}) {
   const clock = createManualClock();
   const actions: string[] = [];
-  let lease: Lease = { metadata: { name: 'managed-cluster-lease', namespace: 'c1' }, spec: {} };
+  let lease: Lease = { metadata: { name: 'managed-cluster-lease', namespace: 'c1', resourceVersion: '1' }, spec: {} };
+  // As the API server: an update must carry the stored resourceVersion, and bumps it.
+  const write = (l: Lease): Lease => {
+    lease = structuredClone({ ...l, metadata: { ...l.metadata, resourceVersion: String(Number(lease.metadata.resourceVersion) + 1) } });
+    return structuredClone(lease);
+  };
   const u = createLeaseUpdater({
     clusterName: 'c1',
     leases: {
@@ -24,8 +29,8 @@ function setup(over: Partial<LeaseUpdaterOptions> = {}) {
       },
       update: async (l) => {
         actions.push('update');
-        lease = l;
-        return l;
+        if (l.metadata.resourceVersion !== lease.metadata.resourceVersion) throw new ApiStatusError({ ...statusFromCode(409), reason: 'Conflict' });
+        return write(l);
       },
     },
     clock,
@@ -34,8 +39,14 @@ function setup(over: Partial<LeaseUpdaterOptions> = {}) {
     ...over,
   });
   /** One round finished and the next wait started. */
-  const sleeping = (rounds: number): Promise<boolean> => waitFor(() => actions.length === 2 * rounds && clock.pending() === 1);
-  return { clock, actions, u, lease: () => lease, sleeping };
+  const sleeping = (rounds: number): Promise<boolean> => waitFor(() => actions.filter((a) => a === 'update').length === rounds && clock.pending() === 1);
+  /** Someone else writes the lease (another agent of the same cluster, an admin). */
+  const writeElsewhere = (change: (l: Lease) => void): void => {
+    const l = structuredClone(lease);
+    change(l);
+    write(l);
+  };
+  return { clock, actions, u, lease: () => lease, sleeping, writeElsewhere };
 }
 
 test('lease updater: renews at once, then every duration × (1 + 0.25 U); nothing after stop', async () => {
@@ -58,15 +69,39 @@ test('lease updater: renews at once, then every duration × (1 + 0.25 U); nothin
   assert.equal(lease().spec?.renewTime, rfc3339Micro(new Date(t0 + 1125)));
   clock.advance(1125);
   await sleeping(3);
-  assert.deepEqual(actions, ['get', 'update', 'get', 'update', 'get', 'update']);
+  assert.deepEqual(actions, ['get', 'update', 'update', 'update'], 'later renewals update the lease the previous one returned');
 
   u.stop();
   assert.equal(u.running(), false);
   assert.equal(clock.pending(), 0, 'the wait for the next round is cancelled');
   clock.advance(10 * 1125);
   await settle();
-  assert.equal(actions.length, 6, 'no renewal in ten intervals after stop');
+  assert.equal(actions.length, 4, 'no renewal in ten intervals after stop');
   parent.abort();
+});
+
+test('lease updater: a driver that echoes the lease it was sent (no new resourceVersion) gets a read before each renewal', async () => {
+  const actions: string[] = [];
+  const u = createLeaseUpdater({
+    clusterName: 'c1',
+    leases: {
+      get: async () => {
+        actions.push('get');
+        return { metadata: { name: 'managed-cluster-lease', namespace: 'c1', resourceVersion: '5' }, spec: {} };
+      },
+      update: async (l) => {
+        actions.push('update');
+        return l;
+      },
+    },
+    clock: createManualClock(),
+    random: () => 0,
+    log: nullLogger(),
+  });
+  const signal = new AbortController().signal;
+  assert.equal((await u.renew(signal)).ok, true);
+  assert.equal((await u.renew(signal)).ok, true);
+  assert.deepEqual(actions, ['get', 'update', 'get', 'update']);
 });
 
 test('lease updater: a failed get fails the renewal without an update', async () => {
@@ -104,7 +139,27 @@ test('lease updater: parent abort stops the loop', async () => {
   assert.equal(clock.pending(), 0);
   clock.advance(10_000);
   await settle();
-  assert.equal(actions.length, 4, 'no renewal after the parent aborted');
+  assert.equal(actions.length, 3, 'no renewal after the parent aborted');
+});
+
+test('lease updater: a lease someone else wrote since our last renewal is read again, and their change kept', async () => {
+  const { clock, actions, u, lease, sleeping, writeElsewhere } = setup();
+  const parent = new AbortController();
+  u.start(1, parent.signal);
+  await sleeping(1);
+  writeElsewhere((l) => {
+    l.spec = { ...l.spec, holderIdentity: 'someone-else' };
+  });
+  clock.advance(1000);
+  await sleeping(3);
+  assert.deepEqual(actions, ['get', 'update', 'update', 'get', 'update'], 'the stale update met a conflict; a fresh get and update followed');
+  assert.equal(lease().spec?.holderIdentity, 'someone-else');
+  assert.equal(lease().spec?.renewTime, rfc3339Micro(new Date(clock.now())));
+  clock.advance(1000);
+  await sleeping(4);
+  assert.deepEqual(actions.slice(5), ['update'], 'then back to updates alone');
+  u.stop();
+  parent.abort();
 });
 
 /** A hub whose answers the test scripts: each call takes the next scripted failure, or succeeds. */
@@ -126,7 +181,7 @@ function scriptedHub() {
         actions.push('update');
         const f = failures.update.shift();
         if (f !== undefined) throw f;
-        return l;
+        return { ...l, metadata: { ...l.metadata, resourceVersion: `${l.metadata.resourceVersion ?? ''}+` } };
       },
     },
     clock,
@@ -167,7 +222,8 @@ test('lease updater: after failures, retries at 1 s, 2 s, 4 s ... capped at a qu
   // A second streak starts from 1 s again and warns again.
   failures.update.push(new ApiStatusError(statusFromCode(503)));
   clock.advance(10_000);
-  await waitFor(() => actions.length === hubDown + 4 && clock.pending() === 1);
+  await waitFor(() => actions.length === hubDown + 3 && clock.pending() === 1);
+  assert.equal(actions.at(-1), 'update', 'a renewal after a success updates the lease it holds, without a get');
   assert.equal(clock.nextDue()! - clock.now(), 1000);
   assert.equal(logs.filter((l) => l.level === 'warn').length, 2);
   u.stop();
@@ -187,8 +243,8 @@ test('lease updater: a conflict on the update is retried at once from a fresh ge
   // Two conflicts in a row: the renewal failed, the backoff takes over.
   failures.update.push(conflict(), conflict());
   clock.advance(10_000);
-  await waitFor(() => actions.length === 8 && clock.pending() === 1);
-  assert.deepEqual(actions.slice(4), ['get', 'update', 'get', 'update']);
+  await waitFor(() => actions.length === 7 && clock.pending() === 1);
+  assert.deepEqual(actions.slice(4), ['update', 'get', 'update']);
   assert.equal(clock.nextDue()! - clock.now(), 1000);
   assert.equal(logs.filter((l) => l.level === 'warn').length, 1);
   u.stop();
