@@ -26,6 +26,27 @@ export class Reservoir {
     if (i < this.capacity) this.values[i] = v;
   }
 
+  /**
+   * Adds `values`, a uniform sample of `seen` values observed elsewhere (a worker process), as if
+   * all `seen` had been added: each value stands for seen / values.length of them. With nothing
+   * dropped (values.length === seen) this is exactly add() of each.
+   */
+  merge(values: readonly number[], seen: number): void {
+    if (!Number.isInteger(seen) || seen < values.length) throw new Error(`a sample of ${values.length} values cannot stand for ${seen}`);
+    const start = this.seen;
+    const weight = values.length > 0 ? seen / values.length : 0;
+    values.forEach((v, k) => {
+      this.seen = start + Math.round((k + 1) * weight);
+      if (this.values.length < this.capacity) {
+        this.values.push(v);
+        return;
+      }
+      const i = Math.floor(this.random() * this.seen);
+      if (i < this.capacity) this.values[i] = v;
+    });
+    this.seen = start + seen;
+  }
+
   /** Values added so far (not only those kept). */
   count(): number {
     return this.seen;
