@@ -11,7 +11,9 @@
 // Environment: BENCH_FLEET_CLUSTERS (default 1000; 10000 for the full run), BENCH_FLEET_LEASE_S (lease
 // duration, default 60), BENCH_FLEET_STEADY_S (steady window, default 2.5 lease periods),
 // BENCH_FLEET_HUB_DOWN_S (default 60), BENCH_FLEET_JOIN_RATE (agents started per second; default all
-// at once), BENCH_FLEET_STORM_TIMEOUT_S (give up on the storm, default 1800). Targets (10,000 clusters): storm ≤ 5 min; steady hub CPU ≤ 0.25 core, RSS ≤ 2 GiB, 1 write
+// at once), BENCH_FLEET_STORM_TIMEOUT_S (give up on the storm, default 1800), BENCH_FLEET_WORKERS (agent
+// worker processes; 0 = in the bench's process; default as `ocm-ts fleet`: 0 up to 1,000 clusters, else
+// enough for at most 2,500 agents each). Targets (10,000 clusters): storm ≤ 5 min; steady hub CPU ≤ 0.25 core, RSS ≤ 2 GiB, 1 write
 // per cluster per lease period, lease update p99 ≤ 50 ms; restart: 0 new CSRs, 0 re-bootstraps, all
 // Available within one lease period of the hub's return.
 
@@ -24,6 +26,7 @@ import { hubRevision } from '../src/fleet/hub-figures.js';
 import { hubRestartDrill } from '../src/fleet/hub-restart.js';
 import { coresBetween, readProcSample } from '../src/fleet/proc-stats.js';
 import { quantile } from '../src/fleet/stats.js';
+import { defaultWorkerCount } from '../src/fleet/worker-pool.js';
 import { realClock } from '../src/util/clock.js';
 import { nullLogger } from '../src/util/logger.js';
 
@@ -49,13 +52,14 @@ export async function benchFleet(): Promise<void> {
   const downS = envNumber('BENCH_FLEET_HUB_DOWN_S', 60);
   const joinRate = envNumber('BENCH_FLEET_JOIN_RATE', 0);
   const stormTimeoutS = envNumber('BENCH_FLEET_STORM_TIMEOUT_S', 1800);
+  const workers = Math.round(envNumber('BENCH_FLEET_WORKERS', defaultWorkerCount(clusters)));
   const dir = await mkdtemp(join(tmpdir(), 'ocm-ts-bench-fleet-'));
   const stop = new AbortController();
   // Ctrl-C stops the agents and the hub child instead of leaving the hub behind.
   const interrupt = (): void => stop.abort(new Error('interrupted'));
   process.once('SIGINT', interrupt);
   const cli = { script: MAIN, execArgv: MAIN.endsWith('.ts') ? ['--import', 'tsx'] : [] };
-  say(`${clusters} clusters, ${leaseS} s leases, steady window ${steadyS} s, hub down ${downS} s; ${cpus().length} cores, load average ${load()}`);
+  say(`${clusters} clusters, ${leaseS} s leases, steady window ${steadyS} s, hub down ${downS} s, ${workers > 0 ? `${workers} agent worker processes` : 'agents in this process'}; ${cpus().length} cores, load average ${load()}`);
   const fleet = await startFleet(
     {
       clusters,
@@ -67,6 +71,7 @@ export async function benchFleet(): Promise<void> {
       ...(process.env['BENCH_FLEET_SPOKE'] === 'in-process' ? {} : { spokeProcess: cli }),
       ...(leaseS !== 60 ? { leaseDurationSeconds: leaseS } : {}),
       ...(joinRate > 0 ? { joinRatePerSecond: joinRate } : {}),
+      ...(workers > 0 ? { workers: { count: workers, cli } } : {}),
       log: nullLogger(),
       clock: realClock,
     },
@@ -95,6 +100,7 @@ export async function benchFleet(): Promise<void> {
     const stormMs = Math.max(...fleet.board.firstReadyTimes().values()) - first;
     const cores = storm.map((s) => s.hubCores).filter((v): v is number => v !== undefined);
     const stormRss = Math.max(...storm.map((s) => s.hubRssBytes ?? 0));
+    await fleet.refresh();
     const stormTotals = fleet.agentTotals();
     process.stdout.write(`fleet join storm: ${clusters} clusters Joined and Available in ${(stormMs / 1000).toFixed(1)} s (${((clusters * 1000) / stormMs).toFixed(1)} joins/s); target ≤ 300 s: ${met(stormMs <= 300_000)}\n`);
     process.stdout.write(`  hub during the storm: mean ${(cores.reduce((a, b) => a + b, 0) / Math.max(1, cores.length)).toFixed(2)} cores, peak ${Math.max(0, ...cores).toFixed(2)} cores, peak RSS ${(stormRss / MiB).toFixed(0)} MiB; agents: ${stormTotals.bootstraps} bootstraps, ${stormTotals.runs} start runs; load average ${load()}\n`);
@@ -105,6 +111,7 @@ export async function benchFleet(): Promise<void> {
     const admin = fleet.admin!;
     const pid = fleet.hub!.pid()!;
     const rv0 = await hubRevision(admin);
+    await fleet.refresh();
     fleet.probe.reset();
     const p0 = readProcSample(pid)!;
     const t0 = Date.now();
@@ -112,6 +119,7 @@ export async function benchFleet(): Promise<void> {
     const p1 = readProcSample(pid)!;
     const t1 = Date.now();
     const rv1 = await hubRevision(admin);
+    await fleet.refresh();
     const steady = fleet.sample();
     const writes = rv1 - rv0;
     const periods = (t1 - t0) / 1000 / leaseS;

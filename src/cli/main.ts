@@ -34,6 +34,7 @@ const SUBCOMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Reg
   ['doctor', async () => (await import('./doctor-command.js')).registerDoctorCommand],
   ['demo', async () => (await import('./demo-command.js')).registerDemoCommand],
   ['fleet', async () => (await import('./fleet-command.js')).registerFleetCommand],
+  ['fleet-worker', async () => (await import('./fleet-command.js')).registerFleetWorkerCommand],
   ['webhook', async () => (await import('./webhook-command.js')).registerWebhookCommand],
 ];
 

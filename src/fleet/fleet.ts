@@ -1,15 +1,14 @@
-// The fleet simulator: N real registration agents (the product's startSpokeAgent, unchanged) in this
-// process, each with its own cluster name, key, certificate and hub connections, against one hub.
-// The spoke side is shared and light: one embedded API server with one agent namespace per cluster.
-// The hub is either given (a bootstrap kubeconfig) or started here in a child process.
+// The fleet simulator: N real registration agents (the product's startSpokeAgent, unchanged), each
+// with its own cluster name, key, certificate and hub connections, against one hub. They run in this
+// process or spread over worker processes (./worker-pool.ts). The spoke side is shared and light: one
+// embedded API server with one agent namespace per cluster. The hub is either given (a bootstrap
+// kubeconfig) or started here in a child process.
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ManagedCluster } from '../api/cluster.js';
 import { loadCrds, SPOKE_CRD_NAMES } from '../api/crds.js';
 import { startEmbeddedApiServer, type EmbeddedApiServer } from '../apiserver/embedded.js';
-import { defaultAgentOptions } from '../agent/options/agent-options.js';
-import { startSpokeAgent, type SpokeAgentHandle } from '../agent/spoke-agent.js';
 import { isAlreadyExists } from '../client/errors.js';
 import { createKubeClient } from '../client/rest-client.js';
 import { resourceTypes } from '../client/resource-types.js';
@@ -17,13 +16,15 @@ import type { KubeClient } from '../client/types.js';
 import { installCrds } from '../hub/install-crds.js';
 import type { Clock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
-import type { Logger } from '../util/logger.js';
+import type { Logger, LogLevel } from '../util/logger.js';
+import { agentNamespace, startAgentGroup, type AgentTotals } from './agent-group.js';
 import { ClusterBoard, type BoardCounts } from './cluster-board.js';
 import { startHubProcess, type CliEntry, type HubProcess } from './hub-process.js';
 import { watchHubClusters } from './hub-watch.js';
 import { startSpokeProcess } from './spoke-process.js';
 import { readEstablished, readProcSample, coresBetween, type ProcSample } from './proc-stats.js';
 import { createRequestProbe, type RequestProbe } from './request-probe.js';
+import { startWorkerPool } from './worker-pool.js';
 
 type FleetHub =
   | { kind: 'external'; bootstrapKubeconfig: string; adminKubeconfig?: string }
@@ -42,6 +43,8 @@ export interface FleetOptions {
   joinRatePerSecond?: number;
   /** Run the shared spoke API server in a child process of this CLI instead of in this process. */
   spokeProcess?: CliEntry;
+  /** Run the agents in `count` worker processes of this CLI (count 0 or absent: in this process). */
+  workers?: { count: number; cli: CliEntry; logLevel?: LogLevel; reportIntervalMs?: number };
   log: Logger;
   clock: Clock;
 }
@@ -58,16 +61,10 @@ export interface FleetSample {
   /** Established connections to the hub's port (local hub, Linux). */
   hubConnections?: number;
   openWatches: number;
+  /** RSS of this process and its agent workers. */
   simulatorRssBytes: number;
-  /** CPU of this process (agents and the shared spoke) since the previous sample, in cores. */
+  /** CPU of this process (agents and the shared spoke) and its agent workers since the previous sample, in cores. */
   simulatorCores?: number;
-}
-
-interface AgentTotals {
-  /** Bootstrap phases entered by all agents (one per agent for a first join). */
-  bootstraps: number;
-  /** Start sequence runs (one per agent unless an agent restarted). */
-  runs: number;
 }
 
 export interface Fleet {
@@ -82,15 +79,15 @@ export interface Fleet {
   firstStartMs(): number | undefined;
   /** Resolves when every agent was started (at the join rate). */
   readonly allStarted: Promise<void>;
-  /** Takes a sample; CPU is averaged since the previous call. */
+  /** Takes a sample; CPU is averaged since the previous call. Worker figures are as of their last report. */
   sample(): FleetSample;
   agentTotals(): AgentTotals;
-  /** Simulator RSS before the first agent started (bytes). */
+  /** Brings the workers' figures up to date (they report every half second or so); nothing to do in-process. */
+  refresh(): Promise<void>;
+  /** Simulator RSS (this process and its workers) before the first agent started (bytes). */
   readonly baselineRssBytes: number;
   stop(): Promise<void>;
 }
-
-const AGENT_START_CONCURRENCY = 64;
 
 /** The spoke as an operator prepares it: spoke CRDs, then one agent namespace per cluster. */
 interface Spoke {
@@ -134,34 +131,6 @@ async function startSpoke(o: FleetOptions, names: readonly string[], signal: Abo
     throw err;
   }
   return { server, client };
-}
-
-function agentNamespace(cluster: string): string {
-  return `agent-${cluster}`;
-}
-
-/** Starts `count` tasks with at most `rate` starts per second (unlimited when undefined), `concurrency` at a time. */
-async function paced(count: number, rate: number | undefined, concurrency: number, clock: Clock, signal: AbortSignal, task: (i: number) => Promise<void>): Promise<void> {
-  const t0 = clock.now();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count && !signal.aborted) {
-      const i = next++;
-      if (rate !== undefined) {
-        const due = t0 + (i * 1000) / rate;
-        const wait = due - clock.now();
-        if (wait > 0) {
-          try {
-            await clock.sleep(wait, signal);
-          } catch {
-            return;
-          }
-        }
-      }
-      await task(i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
 export async function startFleet(o: FleetOptions, signal: AbortSignal): Promise<Fleet> {
@@ -233,56 +202,49 @@ export async function startFleet(o: FleetOptions, signal: AbortSignal): Promise<
     closers.push(() => spoke.server.close());
     closers.push(() => spoke.client.close());
 
-    const agents: SpokeAgentHandle[] = [];
-    let failedToStart = 0;
-    closers.push(async () => {
-      await Promise.all(agents.map((a) => a.stop()));
-    });
-    const baselineRssBytes = process.memoryUsage.rss();
-    let firstStart: number | undefined;
-    const startCtl = new AbortController();
-    const onStopStart = (): void => startCtl.abort();
-    signal.addEventListener('abort', onStopStart, { once: true });
-    closers.push(() => startCtl.abort());
-    const allStarted = paced(names.length, o.joinRatePerSecond, AGENT_START_CONCURRENCY, o.clock, startCtl.signal, async (i) => {
-      const name = names[i]!;
-      firstStart ??= o.clock.now();
-      const d = defaultAgentOptions();
-      try {
-        const agent = await startSpokeAgent({
-          options: {
-            ...d,
-            kubeconfig: spoke.server.adminKubeconfigPath,
-            clusterName: name,
-            namespace: agentNamespace(name),
-            bootstrapKubeconfig,
-            hubKubeconfigDir: join(o.workDir, 'agents', name),
-            spokeExternalServerUrls: [spoke.server.url],
-          },
-          log: o.log.child({ cluster: name }),
+    const spokeAgents = {
+      names,
+      spokeUrl: spoke.server.url,
+      spokeAdminKubeconfig: spoke.server.adminKubeconfigPath,
+      bootstrapKubeconfig,
+      workDir: o.workDir,
+      ...(o.joinRatePerSecond !== undefined ? { joinRatePerSecond: o.joinRatePerSecond } : {}),
+    };
+    const selfBaseline = process.memoryUsage.rss();
+    const workers = o.workers !== undefined && o.workers.count > 0 ? o.workers : undefined;
+    const pool = workers
+      ? await startWorkerPool({
+          ...spokeAgents,
+          count: workers.count,
+          cli: workers.cli,
+          hubHostPort: hostPort,
+          ...(workers.logLevel !== undefined ? { logLevel: workers.logLevel } : {}),
+          ...(workers.reportIntervalMs !== undefined ? { reportIntervalMs: workers.reportIntervalMs } : {}),
+          log: o.log,
           clock: o.clock,
-          defaultMetrics: false,
-        });
-        agents.push(agent);
-      } catch (err) {
-        failedToStart++;
-        o.log.error('fleet: agent did not start', { cluster: name, err: errorMessage(err) });
-      }
-    }).finally(() => signal.removeEventListener('abort', onStopStart));
+        })
+      : undefined;
+    const group = pool ?? startAgentGroup({ ...spokeAgents, log: o.log, clock: o.clock, signal });
+    closers.push(() => group.stop());
+    const fleetProbe = pool ? pool.probeOver(probe) : probe;
+    const baselineRssBytes = selfBaseline + (pool?.baselineRssBytes ?? 0);
 
     let prevHub: { at: number; s: ProcSample } | undefined;
-    let prevSelf: { at: number; cpu: NodeJS.CpuUsage } | undefined;
+    let prevSelf: { at: number; cpuSeconds: number } | undefined;
     const sample = (): FleetSample => {
       const atMs = o.clock.now();
-      let failed = failedToStart;
-      for (const a of agents) {
-        const st = a.status();
-        if (st.phase === 'stopped' && st.exitCode !== 0) failed++;
-      }
-      const out: FleetSample = { atMs, counts: board.counts(), started: agents.length + failedToStart, failed, openWatches: probe.openWatches(), simulatorRssBytes: process.memoryUsage.rss() };
-      const cpu = process.cpuUsage();
-      if (prevSelf && atMs > prevSelf.at) out.simulatorCores = (cpu.user + cpu.system - prevSelf.cpu.user - prevSelf.cpu.system) / 1000 / (atMs - prevSelf.at);
-      prevSelf = { at: atMs, cpu };
+      const out: FleetSample = {
+        atMs,
+        counts: board.counts(),
+        started: group.started(),
+        failed: group.failed(),
+        openWatches: fleetProbe.openWatches(),
+        simulatorRssBytes: process.memoryUsage.rss() + (pool?.rssBytes() ?? 0),
+      };
+      const own = process.cpuUsage();
+      const cpuSeconds = (own.user + own.system) / 1e6 + (pool?.cpuSeconds() ?? 0);
+      if (prevSelf && atMs > prevSelf.at) out.simulatorCores = Math.max(0, cpuSeconds - prevSelf.cpuSeconds) / ((atMs - prevSelf.at) / 1000);
+      prevSelf = { at: atMs, cpuSeconds };
       const pid = hub?.pid();
       const s = pid !== undefined ? readProcSample(pid) : undefined;
       if (s) {
@@ -303,16 +265,16 @@ export async function startFleet(o: FleetOptions, signal: AbortSignal): Promise<
     return {
       names,
       board,
-      probe,
+      probe: fleetProbe,
       hub,
       admin: adminKubeconfig !== undefined ? watchClient : undefined,
-      firstStartMs: () => firstStart,
-      allStarted,
+      firstStartMs: () => group.firstStartMs(),
+      allStarted: group.allStarted,
       sample,
-      agentTotals: () => agents.reduce((t, a) => {
-        const st = a.status();
-        return { bootstraps: t.bootstraps + st.bootstraps, runs: t.runs + st.runs };
-      }, { bootstraps: 0, runs: 0 }),
+      agentTotals: () => group.totals(),
+      refresh: async () => {
+        await pool?.refresh();
+      },
       baselineRssBytes,
       async stop() {
         await closeAll();

@@ -50,6 +50,8 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   if (!hub || !admin) throw new Error('the hub restart drill needs a hub started by the fleet');
   const members = new Set(fleet.names);
   const csrsBefore = await csrCount(admin, signal);
+  // Agents in worker processes report every half second or so: each reading below is made current first.
+  await fleet.refresh();
   const before = fleet.agentTotals();
   const unknownBefore = fleet.board.unknownTransitions();
   const requestsAtKill = fleet.probe.leaseRequestsByCluster();
@@ -60,6 +62,7 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   await o.clock.sleep(o.downMs, signal);
   await hub.restart();
   const readyAt = o.clock.now();
+  await fleet.refresh();
   const requestsAtReady = fleet.probe.leaseRequestsByCluster();
   o.say?.(`hub ready again after ${((readyAt - killedAt) / 1000).toFixed(1)} s`);
   const deadline = readyAt + (o.timeoutMs ?? 600_000);
@@ -79,6 +82,7 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
     if (o.clock.now() > deadline) throw new Error(`after ${((o.clock.now() - readyAt) / 1000).toFixed(0)} s only ${firstRenewal.size} leases renewed and ${c.available} clusters Available of ${members.size}`);
     await o.clock.sleep(o.pollMs ?? 500, signal);
   }
+  await fleet.refresh();
   const requestsAtRecovery = fleet.probe.leaseRequestsByCluster();
   const renewals = [...firstRenewal.values()].sort((a, b) => a - b);
   const backAt = Math.min(readyAt, ...renewals);

@@ -69,8 +69,13 @@ function sessionHost(session: http2.ClientHttp2Session): string | undefined {
   return socket?.remoteAddress !== undefined ? `${socket.remoteAddress}:${socket.remotePort}` : undefined;
 }
 
+interface RequestProbeOptions {
+  /** Also called with each successful lease renewal's latency (ms): a worker process ships them to the coordinator. */
+  onLeaseUpdate?: (ms: number) => void;
+}
+
 /** Matches requests to `host:port` (the Host header, or the HTTP/2 :authority, our transport and Node set). */
-export function createRequestProbe(hostPort: string): RequestProbe {
+export function createRequestProbe(hostPort: string, opts: RequestProbeOptions = {}): RequestProbe {
   const leaseUpdates = new Reservoir(100_000);
   let failures = 0;
   let watches = 0;
@@ -83,8 +88,13 @@ export function createRequestProbe(hostPort: string): RequestProbe {
     if (r.method === 'PUT' && lease) {
       const t0 = performance.now();
       r.onEnd((code) => {
-        if (code !== undefined && code >= 200 && code < 300) leaseUpdates.add(performance.now() - t0);
-        else failures++;
+        if (code !== undefined && code >= 200 && code < 300) {
+          const ms = performance.now() - t0;
+          leaseUpdates.add(ms);
+          opts.onLeaseUpdate?.(ms);
+        } else {
+          failures++;
+        }
       });
     } else if (r.method === 'GET' && WATCH_QUERY.test(r.path)) {
       watches++;

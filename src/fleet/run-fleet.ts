@@ -51,6 +51,7 @@ export async function runFleet(o: RunFleetOptions, signal: AbortSignal): Promise
   } finally {
     clearInterval(timer);
   }
+  await fleet.refresh();
   const last = fleet.sample();
   const first = fleet.firstStartMs();
   const stormSamples = samples.filter((s) => first !== undefined && s.atMs >= first && (readyAt === undefined || s.atMs <= readyAt));
