@@ -19,8 +19,6 @@ export interface AuthenticationRequest {
   headers: IncomingHttpHeaders;
   /** DER of the client certificate chain's leaf, when the client sent one (verification is the authenticator's job). */
   clientCertificateDer?: Buffer;
-  /** Intermediates the client sent after the leaf (DER), if any. */
-  clientCertificateChainDer?: Buffer[];
 }
 
 export type AuthenticationResult =

@@ -51,10 +51,12 @@ const OID_CN = '2.5.4.3';
 const OID_O = '2.5.4.10';
 const OID_OU = '2.5.4.11';
 
-/** Subject CN/O/OU and validity of a DER certificate; throws when it is not a well-formed certificate. */
-export function readCertificateInfo(der: Buffer): CertInfo {
-  // OpenSSL rejects malformed certificates; the walk below only reads the fields we need.
-  const native = new X509Certificate(der);
+/**
+ * Subject CN/O/OU and validity of a DER certificate; throws when it is not a well-formed certificate.
+ * `native` is the same certificate parsed by node:crypto, when the caller has it.
+ */
+export function readCertificateInfo(der: Buffer, native: X509Certificate = new X509Certificate(der)): CertInfo {
+  // OpenSSL rejects malformed certificates (the parse above); the walk below only reads the fields we need.
   const cert = readDer(der, 0);
   const tbs = derChildren(der, cert)[0];
   if (!tbs || tbs.tag !== 0x30) throw new Error('bad certificate structure');
