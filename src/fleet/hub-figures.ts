@@ -6,6 +6,7 @@ import type { Lease } from '../api/core.js';
 import { names as wellKnownNames } from '../api/constants.js';
 import { resourceTypes } from '../client/resource-types.js';
 import type { KubeClient } from '../client/types.js';
+import type { Clock } from '../util/clock.js';
 
 /** The hub's current storage revision: a list's resourceVersion is the revision it was read at. */
 export async function hubRevision(admin: KubeClient, signal?: AbortSignal): Promise<number> {
@@ -36,14 +37,36 @@ export async function csrCount(admin: KubeClient, signal?: AbortSignal): Promise
   return count;
 }
 
-/** spec.renewTime (epoch ms) of the cluster lease of each of `members` that has one. */
-export async function leaseRenewTimes(admin: KubeClient, members: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, number>> {
-  const list = await admin.resource<Lease>(resourceTypes.leases).list({ fieldSelector: `metadata.name=${wellKnownNames.clusterLease}`, ...(signal ? { signal } : {}) });
-  const out = new Map<string, number>();
-  for (const l of list.items) {
+/**
+ * Records each member cluster's first lease renewal later than `afterMs` (spec.renewTime, epoch ms)
+ * from a list and watch of the cluster leases, listing again after any break, until the signal
+ * aborts. A watch rather than polled lists: thousands of leases listed every half second cost the
+ * hub more than the recovery it is measuring.
+ */
+export function watchFirstRenewals(admin: KubeClient, members: ReadonlySet<string>, afterMs: number, firsts: Map<string, number>, clock: Clock, signal: AbortSignal): Promise<void> {
+  const leases = admin.resource<Lease>(resourceTypes.leases);
+  const fieldSelector = `metadata.name=${wellKnownNames.clusterLease}`;
+  const note = (l: Lease): void => {
     const ns = l.metadata.namespace ?? '';
     const t = Date.parse(l.spec?.renewTime ?? '');
-    if (members.has(ns) && Number.isFinite(t)) out.set(ns, t);
-  }
-  return out;
+    if (members.has(ns) && Number.isFinite(t) && t > afterMs && !firsts.has(ns)) firsts.set(ns, t);
+  };
+  return (async () => {
+    while (!signal.aborted) {
+      try {
+        const list = await leases.list({ fieldSelector, signal });
+        list.items.forEach(note);
+        for await (const ev of leases.watch({ fieldSelector, resourceVersion: list.metadata?.resourceVersion ?? '', allowWatchBookmarks: true, signal })) {
+          if (ev.type === 'ADDED' || ev.type === 'MODIFIED') note(ev.object);
+        }
+      } catch {
+        // The hub is still starting, or the watch broke: list again.
+      }
+      try {
+        await clock.sleep(250, signal);
+      } catch {
+        return;
+      }
+    }
+  })();
 }

@@ -4,7 +4,7 @@
 
 import type { Clock } from '../util/clock.js';
 import type { Fleet } from './fleet.js';
-import { csrCount, leaseRenewTimes } from './hub-figures.js';
+import { csrCount, watchFirstRenewals } from './hub-figures.js';
 import { countsBetween, quantile, type PerClusterCounts } from './stats.js';
 
 export interface HubRestartResult {
@@ -66,21 +66,26 @@ export async function hubRestartDrill(fleet: Fleet, o: HubRestartOptions, signal
   const requestsAtReady = fleet.probe.leaseRequestsByCluster();
   o.say?.(`hub ready again after ${((readyAt - killedAt) / 1000).toFixed(1)} s`);
   const deadline = readyAt + (o.timeoutMs ?? 600_000);
-  // Each cluster's first renewal after the kill, as far as the polls see it.
+  // Each cluster's first renewal after the kill, as the lease watch sees it.
   const firstRenewal = new Map<string, number>();
+  const watchAc = new AbortController();
+  const stopWatch = (): void => watchAc.abort();
+  signal.addEventListener('abort', stopWatch, { once: true });
+  const watching = watchFirstRenewals(admin, members, killedAt, firstRenewal, o.clock, watchAc.signal);
   let availableAt: number | undefined;
-  for (;;) {
-    signal.throwIfAborted();
-    try {
-      for (const [name, at] of await leaseRenewTimes(admin, members, signal)) if (at > killedAt && !firstRenewal.has(name)) firstRenewal.set(name, at);
-    } catch {
-      // The hub's informers and ours are still reconnecting.
+  try {
+    for (;;) {
+      signal.throwIfAborted();
+      const c = fleet.board.counts();
+      if (availableAt === undefined && c.available === members.size && (fleet.board.lastRelistMs() ?? 0) > killedAt) availableAt = o.clock.now();
+      if (firstRenewal.size === members.size && availableAt !== undefined) break;
+      if (o.clock.now() > deadline) throw new Error(`after ${((o.clock.now() - readyAt) / 1000).toFixed(0)} s only ${firstRenewal.size} leases renewed and ${c.available} clusters Available of ${members.size}`);
+      await o.clock.sleep(o.pollMs ?? 500, signal);
     }
-    const c = fleet.board.counts();
-    if (availableAt === undefined && c.available === members.size && (fleet.board.lastRelistMs() ?? 0) > killedAt) availableAt = o.clock.now();
-    if (firstRenewal.size === members.size && availableAt !== undefined) break;
-    if (o.clock.now() > deadline) throw new Error(`after ${((o.clock.now() - readyAt) / 1000).toFixed(0)} s only ${firstRenewal.size} leases renewed and ${c.available} clusters Available of ${members.size}`);
-    await o.clock.sleep(o.pollMs ?? 500, signal);
+  } finally {
+    watchAc.abort();
+    signal.removeEventListener('abort', stopWatch);
+    await watching;
   }
   await fleet.refresh();
   const requestsAtRecovery = fleet.probe.leaseRequestsByCluster();
