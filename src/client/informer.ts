@@ -211,6 +211,7 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
     get(name, namespace) {
       return cache.get(namespace ? `${namespace}/${name}` : name);
     },
+    size: () => cache.size,
     list(opts = {}) {
       // Same objects, in the same (cache insertion) order, as checking every cached object.
       return cache.select(opts.namespace, opts.labelSelector ? parseLabelSelectorCached(opts.labelSelector) : undefined);

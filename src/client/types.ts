@@ -92,6 +92,8 @@ export interface InformerHandlers<T extends KubeObject> {
 export interface Lister<T extends KubeObject> {
   get(name: string, namespace?: string): T | undefined;
   list(opts?: { namespace?: string; labelSelector?: string }): T[];
+  /** How many objects the cache holds (without building their list). */
+  size(): number;
 }
 
 export interface Informer<T extends KubeObject> {

@@ -85,6 +85,7 @@ export function fakeLister<T extends KubeObject>(items: () => T[]): Lister<T> {
   return {
     get: (name) => items().find((o) => o.metadata.name === name),
     list: () => items(),
+    size: () => items().length,
   };
 }
 

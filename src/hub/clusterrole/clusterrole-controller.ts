@@ -26,7 +26,7 @@ export function setupClusterRoleController(ctx: HubContext): Controller {
   };
   async function reconcile(_key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const roles = commonClusterRoles(ctx.options.labels);
-    const errors = commonRolesAction(ctx.informers.clusters.lister.list().length) === 'apply'
+    const errors = commonRolesAction(ctx.informers.clusters.lister.size()) === 'apply'
       ? await applyRbacList(ctx.client, listers, roles, log, signal)
       : await deleteRbacList(ctx.client, roles, signal);
     const err = aggregate(errors, 'lines');
