@@ -5,6 +5,7 @@
 // which are summed here. A worker that exits unasked is reported and its agents count as failed.
 
 import { fork, type ChildProcess } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import type { Clock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import type { Logger, LogLevel } from '../util/logger.js';
@@ -14,6 +15,9 @@ import { readProcSample } from './proc-stats.js';
 import type { RequestProbe } from './request-probe.js';
 import { Reservoir } from './stats.js';
 import { parseFromWorker, type ToWorker, type WorkerConfig, type WorkerReport } from './worker-protocol.js';
+
+/** How much lower the workers' CPU priority is than the coordinator's (and the hub's). */
+const WORKER_NICENESS = 10;
 
 /** At most this many agents per worker by default. */
 const AGENTS_PER_WORKER = 2_500;
@@ -111,6 +115,16 @@ export async function startWorkerPool(o: WorkerPoolOptions): Promise<WorkerPool>
 
   const workers: Worker[] = Array.from({ length: count }, (_, index) => {
     const child = fork(o.cli.script, ['fleet-worker'], { execArgv: [...o.cli.execArgv], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    // The simulated clusters yield the CPU to the hub they measure: at equal priority, several busy
+    // workers share the cores evenly with the hub's one event loop and starve it, its answers slow
+    // past the agents' timeouts and their retries (new CSRs among them) pile onto it.
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, Math.min(19, getPriority(process.pid) + WORKER_NICENESS));
+      } catch (err) {
+        o.log.warn('fleet: cannot lower a worker\'s CPU priority', { worker: index, err: errorMessage(err) });
+      }
+    }
     const w: Worker = {
       index,
       names: o.names.filter((_, i) => i % count === index),
