@@ -139,3 +139,18 @@ test('should keep the API error of a failed CSR read, so that the controller ret
   assert.equal(out.error.code, 503);
   assert.equal(out.condition?.message, `Failed to rotated client certificate get ${name} failed`);
 });
+
+test('should keep waiting on the pending CSR when reading it fails for another reason than NotFound (no new CSR per timeout)', async () => {
+  const { csrs, driver } = setup();
+  await driver.process('test', secretWith({}), {}, signal);
+  const name = driver.pendingCsrName();
+  const pending = csrs.objects.get(name)!;
+  csrs.objects.delete(name); // not in the cache: the driver reads it from the hub
+  csrs.failNext('get', 504);
+  const out = await driver.process('test', secretWith({}), {}, signal);
+  assert.equal((out.error as ApiStatusError | undefined)?.code, 504);
+  assert.equal(driver.pendingCsrName(), name, 'still waiting on the same CSR');
+  csrs.objects.set(name, pending);
+  assert.deepEqual(await driver.process('test', secretWith({}), {}, signal), {}, 'not approved yet: nothing, and no new CSR');
+  assert.equal(csrs.objects.size, 1);
+});

@@ -86,7 +86,11 @@ export function createCsrFlow(o: CsrFlowOptions): CsrFlow {
           csr = await hub.csrs.get(name, { signal });
         } catch (err) {
           if (isNotFound(err)) throw new Error(`unable to get csr ${JSON.stringify(name)}. It might have already been deleted`);
-          throw err;
+          // Any other failure (a timeout, a busy or restarting hub) says nothing about the CSR: keep
+          // waiting on it. Abandoning it for a new one on every timeout (as OCM's agent does) piles
+          // CSRs onto the very hub that is too busy to answer.
+          const error = toError(err);
+          return { secret, condition: failed(`Failed to rotated client certificate ${error.message}`), error };
         }
       }
       const certB64 = csr.status?.certificate;
