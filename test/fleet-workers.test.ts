@@ -5,43 +5,19 @@
 // (OCM_TS_TEST_CLI may name src/cli/main.ts, run through tsx).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { alive, childrenOf } from './helpers/processes.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const MAIN = process.env['OCM_TS_TEST_CLI'] ?? fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const EXEC_ARGV = MAIN.endsWith('.ts') ? ['--import', 'tsx'] : [];
 const CLUSTERS = 6;
-
-/** Pids of the processes whose parent is `pid`, with their command lines (from /proc). */
-function childrenOf(pid: number): Array<{ pid: number; args: string }> {
-  const out: Array<{ pid: number; args: string }> = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push({ pid: Number(d), args: readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ') });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const dirs: string[] = [];
 after(async () => {

@@ -3,41 +3,17 @@
 // stops every agent and the hub, leaving no process behind. Runs the built CLI, as a user would.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { alive, childrenOf } from './helpers/processes.js';
 
 const MAIN = process.env['OCM_TS_TEST_CLI'] ?? fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const CLUSTERS = 20;
-
-/** Pids of the processes whose parent is `pid` (from /proc). */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const dirs: string[] = [];
 after(async () => {
@@ -67,7 +43,7 @@ test('should join 20 agents, survive a hub SIGKILL without new CSRs and stop eve
   });
   try {
     await restarted;
-    const children = childrenOf(child.pid!);
+    const children = childrenOf(child.pid!).map((c) => c.pid);
     assert.ok(children.length >= 1, 'the hub runs as a child process');
     child.kill('SIGINT');
     const code = await exited;

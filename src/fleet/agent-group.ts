@@ -8,19 +8,12 @@ import { startSpokeAgent, type SpokeAgentHandle } from '../agent/spoke-agent.js'
 import type { Clock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import type { AgentSlice } from './worker-protocol.js';
 
 /** Agent starts in flight at once: each start reads files and makes a key, so a storm of thousands is throttled. */
 const AGENT_START_CONCURRENCY = 64;
 
-interface AgentGroupOptions {
-  names: readonly string[];
-  spokeUrl: string;
-  spokeAdminKubeconfig: string;
-  bootstrapKubeconfig: string;
-  /** Each agent's hub kubeconfig directory is `<workDir>/agents/<name>`. */
-  workDir: string;
-  /** Agents started per second; undefined = all at once. */
-  joinRatePerSecond?: number;
+interface AgentGroupOptions extends AgentSlice {
   log: Logger;
   clock: Clock;
   /** Stops starting agents (those started keep running until stop()). */

@@ -14,7 +14,7 @@ import type { CliEntry } from './hub-process.js';
 import { readProcSample } from './proc-stats.js';
 import type { RequestProbe } from './request-probe.js';
 import { Reservoir } from './stats.js';
-import { parseFromWorker, type ToWorker, type WorkerConfig, type WorkerReport } from './worker-protocol.js';
+import { parseFromWorker, type AgentSlice, type ToWorker, type WorkerConfig, type WorkerReport } from './worker-protocol.js';
 
 /** How much lower the workers' CPU priority is than the coordinator's (and the hub's). */
 const WORKER_NICENESS = 10;
@@ -29,15 +29,9 @@ export function defaultWorkerCount(clusters: number): number {
   return clusters <= IN_PROCESS_MAX ? 0 : Math.ceil(clusters / AGENTS_PER_WORKER);
 }
 
-interface WorkerPoolOptions {
+interface WorkerPoolOptions extends AgentSlice {
   count: number;
   cli: CliEntry;
-  names: readonly string[];
-  spokeUrl: string;
-  spokeAdminKubeconfig: string;
-  bootstrapKubeconfig: string;
-  workDir: string;
-  joinRatePerSecond?: number;
   hubHostPort: string;
   /** The agents' log level in the workers; undefined = none. */
   logLevel?: LogLevel;

@@ -7,14 +7,19 @@
 
 import { isLogLevel, type LogLevel } from '../util/logger.js';
 
-export interface WorkerConfig {
-  names: string[];
+/** Which agents to run and where they connect: what a group of agents, a worker and the pool share. */
+export interface AgentSlice {
+  names: readonly string[];
   spokeUrl: string;
   spokeAdminKubeconfig: string;
   bootstrapKubeconfig: string;
+  /** Each agent's hub kubeconfig directory is `<workDir>/agents/<name>`. */
   workDir: string;
-  /** This worker's share of the fleet's join rate; absent = all at once. */
+  /** Agents started per second (this worker's share of the fleet's join rate); absent = all at once. */
   joinRatePerSecond?: number;
+}
+
+export interface WorkerConfig extends AgentSlice {
   /** `host:port` of the hub, for the request probe. */
   hubHostPort: string;
   /** The agents' log level; absent = no agent logs. */
