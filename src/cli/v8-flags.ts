@@ -5,7 +5,10 @@
 // The registration agent runs for weeks and idles between a few requests a minute, so V8's
 // optimizing (TurboFan) and baseline (Sparkplug) tiers buy it no measurable speed, while the
 // compiler's code pages and the compiled code cost it ~6 MiB of RSS (bench/agent.ts: 60.8 → 54.5
-// MiB). Its JavaScript runs unchanged on the interpreter.
+// MiB). Its JavaScript runs unchanged on the interpreter. Bytecode of functions that have not run
+// since the previous full garbage collection is dropped at the next one (V8 waits for five by
+// default): most of what the agent compiled ran once at start-up, and recompiling a function that
+// runs again costs microseconds once in minutes.
 
 import { setFlagsFromString } from 'node:v8';
 import { rewriteRegistrationArgs } from './registration-aliases.js';
@@ -25,4 +28,5 @@ const sub = subcommandOf(process.argv.slice(2));
 if (sub !== undefined && INTERPRETER_ONLY.has(sub)) {
   setFlagsFromString('--no-opt');
   setFlagsFromString('--no-sparkplug');
+  setFlagsFromString('--bytecode-old-age=1');
 }
