@@ -71,14 +71,20 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
   let ended = false;
   let events = 0;
   let lastRevision = 0;
-  const timers: NodeJS.Timeout[] = [];
+  // At most three timers at a time (the watch timeout, a future resourceVersion's deadline, the next
+  // bookmark): the bookmark timer is replaced at each tick, so a watch open for hours holds one.
+  let timeoutTimer: NodeJS.Timeout | undefined;
+  let futureTimer: NodeJS.Timeout | undefined;
+  let bookmarkTimer: NodeJS.Timeout | undefined;
 
   const http2 = isHttp2(res);
   const end = (reason: string): void => {
     if (ended) return;
     ended = true;
     sub?.close();
-    for (const t of timers) clearTimeout(t);
+    clearTimeout(timeoutTimer);
+    clearTimeout(futureTimer);
+    clearTimeout(bookmarkTimer);
     if (reason === 'slow' || reason === 'slow consumer') abandonResponse(res);
     else if (!res.writableEnded) res.end();
     w.onEnd(reason, events);
@@ -197,9 +203,9 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
       if (rv > current) {
         lastRevision = current;
         subscribe(current);
-        timers.push(setTimeout(() => {
+        futureTimer = setTimeout(() => {
           if (w.store.currentRevision() < rv) sendError(errors.tooLargeResourceVersion(rv, w.store.currentRevision()));
-        }, w.futureWaitMs));
+        }, w.futureWaitMs);
       } else {
         lastRevision = rv;
         subscribe(rv);
@@ -211,7 +217,7 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
   }
 
   // Timers cannot wait longer than 2^31-1 ms (a longer delay would fire at once).
-  timers.push(setTimeout(() => end('timeout'), Math.max(0, Math.min(w.timeoutMs, MAX_TIMER_MS))));
+  timeoutTimer = setTimeout(() => end('timeout'), Math.max(0, Math.min(w.timeoutMs, MAX_TIMER_MS)));
   if (w.allowBookmarks) {
     const tick = (): void => {
       if (ended) return;
@@ -220,9 +226,9 @@ export function serveWatch(res: ServerResponse, w: WatchRequest): ActiveWatch {
       // event and a resume from it would replay, or find compacted, everything since.
       const rev = Math.max(lastRevision, w.resourceVersion ?? 0, sub?.progress() ?? 0);
       void write('BOOKMARK', w.encoder.bookmark(rev));
-      timers.push(setTimeout(tick, w.bookmarkIntervalMs));
+      bookmarkTimer = setTimeout(tick, w.bookmarkIntervalMs);
     };
-    timers.push(setTimeout(tick, w.bookmarkIntervalMs));
+    bookmarkTimer = setTimeout(tick, w.bookmarkIntervalMs);
   }
   return { close: () => end('server shutdown') };
 }
