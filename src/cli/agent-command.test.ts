@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SpokeAgentOptions } from '../agent/options/agent-options.js';
-import { buildAgentCommand, normalizeFlagNames } from './agent-command.js';
+import { buildAgentCommand } from './agent-command.js';
+import { normalizeFlagNames } from './agent-flags.js';
 import { parseCommand } from '../../test/helpers/parse-command.js';
 
 const parse = (args: string[]): Promise<SpokeAgentOptions> => parseCommand<SpokeAgentOptions>(buildAgentCommand, args);

@@ -3,11 +3,13 @@
 // parses flags into an options object, validates it, and calls the component's run().
 //
 // Only the module of the subcommand being run is loaded: the agent is a long-running process whose
-// memory should not pay for the hub, the API server or the certificate library it never uses.
+// memory should not pay for the hub, the API server or the certificate library it never uses. The
+// agent does not even load commander when its flags parse without it (./agent-flag-parser.ts):
+// commander's sources would stay in its heap for life; a mistake or --help still goes to commander.
 
 // First: V8 flags that must hold before anything else runs.
 import './v8-flags.js';
-import { Command, CommanderError } from 'commander';
+import type { Command, CommanderError } from 'commander';
 import { CliUsageError } from './usage-error.js';
 import { rewriteRegistrationArgs } from './registration-aliases.js';
 import { errorMessage } from '../util/errors.js';
@@ -47,9 +49,27 @@ function subcommandsFor(argv: readonly string[]): ReadonlyArray<readonly [string
   return named ? [named] : SUBCOMMANDS;
 }
 
+/**
+ * `agent` without commander: runs the agent and returns true when the commander-free parser accepts
+ * `args`; false leaves them to commander, which reports what is wrong with them (or prints help).
+ */
+async function runAgentWithoutCommander(args: readonly string[]): Promise<boolean> {
+  const { parseAgentFlags } = await import('./agent-flag-parser.js');
+  const raw = parseAgentFlags(args);
+  if (raw === undefined) return false;
+  const { runAgentFromFlags } = await import('./agent-run.js');
+  await runAgentFromFlags(raw);
+  return true;
+}
+
 export async function main(argv: string[]): Promise<number> {
+  // Set once commander is loaded: an error can be commander's only after that.
+  let commanderError: typeof CommanderError | undefined;
   try {
     const args = rewriteRegistrationArgs(argv);
+    if (args[0] === 'agent' && (await runAgentWithoutCommander(args.slice(1)))) return 0;
+    const { Command, CommanderError } = await import('commander');
+    commanderError = CommanderError;
     const program = new Command('ocm-ts')
       .description('Open Cluster Management cluster registration: hub, agent and an embedded Kubernetes API server')
       .exitOverride()
@@ -62,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(args, { from: 'user' });
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) {
+    if (commanderError !== undefined && err instanceof commanderError) {
       // --help and --version exit 0; usage mistakes exit 2 (commander already printed one line).
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
       return 2;
