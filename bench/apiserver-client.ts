@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { connect as connectHttp2, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { Agent, request } from 'node:https';
 import { connect, type TLSSocket } from 'node:tls';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../src/util/yaml.js';
 
 interface Creates {
   role: 'creates';

@@ -27,7 +27,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
+import { parseYaml } from '../src/util/yaml.js';
 import { loadCrds, SPOKE_CRD_NAMES } from '../src/api/crds.js';
 import { startEmbeddedApiServer, type EmbeddedApiServer } from '../src/apiserver/embedded.js';
 import { defaultAgentOptions } from '../src/agent/options/agent-options.js';
@@ -290,7 +290,7 @@ export async function benchJoin(): Promise<void> {
     // 1. The hub without auto-approval (manual accept), and the spoke (in this process, prepared as
     //    the klusterlet operator would: spoke CRDs).
     hub = await startHubChild(HUB_MAIN, join(dir, 'hub'), [], onHubTrace);
-    const token = String(YAML.parse(readFileSync(hub.bootstrapKubeconfig, 'utf8')).users[0].user.token);
+    const token = (parseYaml(readFileSync(hub.bootstrapKubeconfig, 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
     const spoke = await startEmbeddedApiServer({ dataDir: join(dir, 'spoke'), listen: { host: '127.0.0.1', port: 0 }, log: nullLogger(), clock: realClock });
     closers.push(() => spoke.close());
     const spokeClient = createKubeClient({ kubeconfigPath: spoke.adminKubeconfigPath });

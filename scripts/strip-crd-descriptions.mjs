@@ -4,7 +4,7 @@
 // Usage: node scripts/strip-crd-descriptions.mjs <source-dir>
 import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import YAML from 'yaml';
+import { CORE_SCHEMA, dump, load } from 'js-yaml';
 
 const src = process.argv[2];
 if (!src) {
@@ -33,12 +33,12 @@ function walk(dir) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p);
     else if (name.endsWith('.yaml')) {
-      const doc = YAML.parse(readFileSync(p, 'utf8'));
+      const doc = load(readFileSync(p, 'utf8'), { schema: CORE_SCHEMA });
       if (doc?.kind !== 'CustomResourceDefinition') continue;
       delete doc.metadata?.annotations;
       delete doc.status;
       const file = join(out, `${doc.metadata.name}.yaml`);
-      writeFileSync(file, YAML.stringify(strip(doc, undefined), { lineWidth: 0 }));
+      writeFileSync(file, dump(strip(doc, undefined), { noRefs: true, lineWidth: -1, quotingType: '"' }));
       console.log(file);
     }
   }

@@ -13,7 +13,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../src/util/yaml.js';
 import type { ManagedCluster } from '../src/api/cluster.js';
 import { isConditionTrue } from '../src/api/conditions.js';
 import { conditionTypes, names } from '../src/api/constants.js';

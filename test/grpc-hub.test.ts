@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, credentials, status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../src/util/yaml.js';
 import type { ManagedCluster } from '../src/api/cluster.js';
 import { annotations, names } from '../src/api/constants.js';
 import type { CertificateSigningRequest } from '../src/api/core.js';

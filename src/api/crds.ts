@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import YAML from 'yaml';
+import { parseYaml } from '../util/yaml.js';
 import type { KubeObject } from './meta.js';
 
 /** manifests/crds relative to this module, in both src/ (tsx) and dist/ (compiled) layouts. */
@@ -27,7 +27,7 @@ export const SPOKE_CRD_NAMES: readonly string[] = [
 export function loadCrds(names?: readonly string[]): KubeObject[] {
   const dir = crdManifestDir();
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
-  const all = files.map((f) => YAML.parse(readFileSync(join(dir, f), 'utf8')) as KubeObject);
+  const all = files.map((f) => parseYaml(readFileSync(join(dir, f), 'utf8')) as KubeObject);
   if (!names) return all;
   return names.map((n) => {
     const crd = all.find((c) => c.metadata.name === n);

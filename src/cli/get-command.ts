@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import YAML from 'yaml';
 import type { ManagedCluster } from '../api/cluster.js';
 import { createKubeClient } from '../client/rest-client.js';
 import { resourceTypes } from '../client/resource-types.js';
+import { toYaml } from '../util/yaml.js';
 import { renderClusters } from './cluster-table.js';
 import { resolveKubeconfigPath } from './kubeconfig-flag.js';
 import { CliUsageError } from './usage-error.js';
@@ -34,7 +34,7 @@ export function registerGetCommand(program: Command): void {
           const doc = name
             ? { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', ...items[0] }
             : { apiVersion: 'v1', kind: 'List', metadata: {}, items: items.map((i) => ({ apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', ...i })) };
-          process.stdout.write(output === 'json' ? JSON.stringify(doc, null, 4) + '\n' : YAML.stringify(doc));
+          process.stdout.write(output === 'json' ? JSON.stringify(doc, null, 4) + '\n' : toYaml(doc));
           return;
         }
         process.stdout.write(renderClusters(items, Date.now(), output === 'wide' ? 'wide' : 'table'));

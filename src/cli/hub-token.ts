@@ -2,13 +2,13 @@
 // gives it: a bootstrap token of the hub bound to OCM's bootstrap ClusterRole (through the group
 // system:bootstrappers:managedcluster), the hub's URL and its CA. Picking a token and rendering the
 // kubeconfig are pure; findOrCreateBootstrapToken does the API calls.
-import { stringify } from 'yaml';
 import type { Secret } from '../api/core.js';
 import type { KubeObject } from '../api/meta.js';
 import { isNotFound } from '../client/errors.js';
 import { resourceTypes } from '../client/resource-types.js';
 import type { KubeClient } from '../client/types.js';
 import { BOOTSTRAP_GROUP, bootstrapTokenSecret, randomTokenPart, reusableToken } from '../hub/bootstrap-token.js';
+import { toYaml } from '../util/yaml.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -39,7 +39,7 @@ export function pickBootstrapToken(secrets: readonly Secret[], nowMs: number, mi
 
 /** A kubeconfig with one cluster (the hub), one user (the token) and one context, as `clusteradm get token` writes it. */
 export function renderBootstrapKubeconfig(o: { server: string; caPem: string; token: string }): string {
-  return stringify({
+  return toYaml({
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'hub', cluster: { server: o.server, 'certificate-authority-data': Buffer.from(o.caPem).toString('base64') } }],

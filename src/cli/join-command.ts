@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
 import { KubeconfigError, loadKubeconfigFile } from '../client/kubeconfig.js';
 import { createKubeClient } from '../client/rest-client.js';
 import { realClock } from '../util/clock.js';
+import { toYaml } from '../util/yaml.js';
 import { buildAgentCommand } from './agent-command.js';
 import { runAgentInForeground } from './agent-run.js';
 import { joinManifests } from './join-manifests.js';
@@ -65,7 +65,7 @@ async function runJoin(flags: JoinFlags, extra: string[]): Promise<void> {
   const bootstrap = readBootstrapKubeconfig(bootstrapPath);
   if (flags.printManifests) {
     const docs = joinManifests({ clusterName: flags.clusterName, image: flags.image, bootstrapKubeconfig: bootstrap.text });
-    process.stdout.write(docs.map((d) => stringify(d)).join('---\n'));
+    process.stdout.write(docs.map((d) => toYaml(d)).join('---\n'));
     return;
   }
   const spokeKubeconfig = resolve(resolveKubeconfigPath(flags.kubeconfig));

@@ -44,7 +44,8 @@ test('should be deterministic and normalise CA data, token and exec users (table
     {
       name: 'exec',
       input: { ...base, user: { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: '/awscli/dist/aws', args: ['--region', 'us-east-1'] } } },
-      contains: ['    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      args:\n      - --region\n      - us-east-1\n      command: /awscli/dist/aws\n'],
+      // A string starting with "-" is quoted (Go writes it plain); both read back as the same string.
+      contains: ['    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      args:\n      - "--region"\n      - us-east-1\n      command: /awscli/dist/aws\n'],
     },
   ];
   for (const c of cases) {

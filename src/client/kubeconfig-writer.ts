@@ -2,7 +2,7 @@
 // byte for byte, so the same input must always give the same bytes. Keys are sorted alphabetically,
 // sequences are not indented (the layout Go's clientcmd writes), empty fields are omitted.
 
-import { stringify as stringifyYaml } from 'yaml';
+import { toYaml } from '../util/yaml.js';
 
 type KubeconfigUser =
   | { clientCertificate: string; clientKey: string }
@@ -48,5 +48,5 @@ export function renderKubeconfig(input: RenderKubeconfigInput): string {
     kind: 'Config',
     users: [{ name: userName, user }],
   };
-  return stringifyYaml(doc, { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0 });
+  return toYaml(doc, { sortKeys: true, indentSequences: false });
 }

@@ -5,9 +5,9 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { errorMessage, toError } from '../util/errors.js';
 import { isPlainObject } from '../util/merge-patch.js';
+import { parseYaml } from '../util/yaml.js';
 
 /** Everything needed to reach one API server as one identity. PEMs are file contents, not paths. */
 export interface ClientConfig {

@@ -6,13 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import YAML from 'yaml';
 import type { Secret } from '../api/core.js';
 import { isAlreadyExists } from '../client/errors.js';
 import { createKubeClient } from '../client/rest-client.js';
 import { resourceTypes } from '../client/resource-types.js';
 import { bootstrapTokenSecret, randomTokenPart } from '../hub/bootstrap-token.js';
 import { writePrivateFile } from '../util/private-files.js';
+import { parseYaml, toYaml } from '../util/yaml.js';
 
 /** How to run the `ocm-ts` CLI: a Node script and the Node flags it needs (tsx from source). */
 export interface CliEntry {
@@ -118,7 +118,7 @@ const FLEET_BOOTSTRAP_FILE = 'fleet-bootstrap.kubeconfig';
 const FLEET_TOKEN_TTL_MS = 365 * 24 * 3600_000;
 
 function tokenOf(kubeconfigText: string): string {
-  const doc = YAML.parse(kubeconfigText) as { users?: Array<{ user?: { token?: string } }> };
+  const doc = parseYaml(kubeconfigText) as { users?: Array<{ user?: { token?: string } }> };
   return doc.users?.[0]?.user?.token ?? '';
 }
 
@@ -139,9 +139,9 @@ async function installFleetToken(endpoints: HubEndpoints, token: string, file: s
     admin.close();
   }
   if (!existsSync(file)) {
-    const doc = YAML.parse(readFileSync(endpoints.bootstrapKubeconfig, 'utf8')) as { users: Array<{ user: Record<string, unknown> }> };
+    const doc = parseYaml(readFileSync(endpoints.bootstrapKubeconfig, 'utf8')) as { users: Array<{ user: Record<string, unknown> }> };
     doc.users[0]!.user = { token };
-    await writePrivateFile(file, YAML.stringify(doc));
+    await writePrivateFile(file, toYaml(doc));
   }
 }
 
@@ -149,7 +149,7 @@ export async function startHubProcess(o: HubProcessOptions): Promise<HubProcess>
   const hubBootstrapFile = join(o.dataDir, 'bootstrap.kubeconfig');
   const fleetBootstrapFile = join(o.dataDir, FLEET_BOOTSTRAP_FILE);
   // A hub started before keeps its port: the agents' hub kubeconfigs of that run name it.
-  const port = existsSync(hubBootstrapFile) ? Number(new URL((YAML.parse(readFileSync(hubBootstrapFile, 'utf8')) as { clusters: Array<{ cluster: { server: string } }> }).clusters[0]!.cluster.server).port) : 0;
+  const port = existsSync(hubBootstrapFile) ? Number(new URL((parseYaml(readFileSync(hubBootstrapFile, 'utf8')) as { clusters: Array<{ cluster: { server: string } }> }).clusters[0]!.cluster.server).port) : 0;
   let token: string | undefined;
   if (o.autoApproval) token = existsSync(fleetBootstrapFile) ? tokenOf(readFileSync(fleetBootstrapFile, 'utf8')) : `${randomTokenPart(6)}.${randomTokenPart(16)}`;
   const user = token !== undefined ? bootstrapUserOf(token) : undefined;

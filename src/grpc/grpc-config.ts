@@ -6,9 +6,9 @@
 
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { parseGoDuration } from '../util/duration.js';
 import { errorMessage } from '../util/errors.js';
+import { parseYaml } from '../util/yaml.js';
 
 interface GrpcKeepAlive {
   enable: boolean;

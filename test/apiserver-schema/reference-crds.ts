@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parseYaml } from '../../src/util/yaml.js';
 import type { KubeObject } from '../../src/api/meta.js';
 import type { JSONSchemaProps } from '../../src/apiserver/registry/schema/types.js';
 
@@ -25,7 +25,7 @@ export function referenceCrdFiles(dir = REFERENCE_CRDS): string[] {
 }
 
 export function loadCrd(relative: string): KubeObject {
-  return parse(readFileSync(join(REFERENCE_CRDS, relative), 'utf8')) as KubeObject;
+  return parseYaml(readFileSync(join(REFERENCE_CRDS, relative), 'utf8')) as KubeObject;
 }
 
 /** The openAPIV3Schema of one version of a CRD file. */

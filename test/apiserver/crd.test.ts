@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../../src/util/yaml.js';
 import { CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
 import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
 import { rawClient, type RawClient } from '../helpers/raw-client.js';
@@ -32,7 +32,7 @@ describe('apiserver CRDs', () => {
   };
 
   it('should establish a CRD and serve it in discovery', async () => {
-    const crd = parseYaml(await readFile(CRD_FILE, 'utf8'));
+    const crd = parseYaml(await readFile(CRD_FILE, 'utf8')) as object;
     const res = await raw.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
     assert.equal(res.status, 201, res.text);
     assert.ok(res.json.metadata.finalizers.includes('customresourcecleanup.apiextensions.k8s.io'));

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import YAML from 'yaml';
+import { parseYaml } from '../../src/util/yaml.js';
 import { cleanupAll, conditionStatus, kubeRequest, loadKubeConfig, prepareSpoke, runCli, startApiserver, startHub, tempDir } from './cli-helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -17,7 +17,7 @@ test('auto-approval: the agent joins and becomes Available without ocm-ts accept
   const hubDir = join(dir, 'hub');
   // First start: learn the bootstrap token id (reused on restart while valid).
   const [first, spoke] = await Promise.all([startHub(hubDir), startApiserver(join(dir, 'spoke'))]);
-  const token = String(YAML.parse(await readFile(first.bootstrapKubeconfig, 'utf8')).users[0].user.token);
+  const token = (parseYaml(await readFile(first.bootstrapKubeconfig, 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
   const tokenId = token.split('.')[0]!;
   assert.match(tokenId, /^[a-z0-9]{6}$/);
   assert.equal(await first.proc.stop('SIGINT'), 0, first.proc.describe());

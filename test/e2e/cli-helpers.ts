@@ -11,8 +11,8 @@ import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApiextensionsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import YAML from 'yaml';
+import { ApiextensionsV1Api, CoreV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { parseYaml } from '../../src/util/yaml.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** The built command, exactly what `npm install -g` would run. */
@@ -234,7 +234,7 @@ export async function prepareSpoke(adminKubeconfig: string, namespace = 'open-cl
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } });
   const ext = kc.makeApiClient(ApiextensionsV1Api);
   for (const f of SPOKE_CRD_FILES) {
-    const crd = YAML.parse(await readFile(fileURLToPath(new URL(`../../manifests/crds/${f}`, import.meta.url)), 'utf8'));
+    const crd = parseYaml(await readFile(fileURLToPath(new URL(`../../manifests/crds/${f}`, import.meta.url)), 'utf8')) as V1CustomResourceDefinition & { metadata: { name: string } };
     await ext.createCustomResourceDefinition({ body: crd });
     const { group, versions, names } = crd.spec as { group: string; versions: { name: string }[]; names: { plural: string } };
     await waitFor(async () => (await kubeRequest(kc, 'GET', `/apis/${group}/${versions[0]!.name}/${names.plural}?limit=1`)).status === 200, 15_000, { message: `CRD ${crd.metadata.name} served`, intervalMs: 50 });

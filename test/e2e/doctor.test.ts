@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import YAML from 'yaml';
+import { parseYaml, toYaml } from '../../src/util/yaml.js';
 import type { CertificateSigningRequest, Lease, Secret } from '../../src/api/core.js';
 import { defaultAgentOptions } from '../../src/agent/options/agent-options.js';
 import { startSpokeAgent, type SpokeAgentHandle } from '../../src/agent/spoke-agent.js';
@@ -162,7 +162,7 @@ test('hubAcceptsClient=false', async () => {
 });
 
 test('the bootstrap token expired, then deleted', async () => {
-  const bootstrap = YAML.parse(await readFile(hubFx.hub.bootstrapKubeconfigPath, 'utf8')) as { users: { user: { token: string } }[] };
+  const bootstrap = parseYaml(await readFile(hubFx.hub.bootstrapKubeconfigPath, 'utf8')) as { users: { user: { token: string } }[] };
   const id = bootstrap.users[0]!.user.token.split('.')[0]!;
   const secrets = admin.resource<Secret>(resourceTypes.secrets, 'kube-system');
   const original = await secrets.get(`bootstrap-token-${id}`);
@@ -180,10 +180,10 @@ test('the bootstrap token expired, then deleted', async () => {
 
 test('a bootstrap kubeconfig with another CA', async () => {
   const other = await createSelfSignedCa({ commonName: 'another-ca', notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 24 * 3600_000) });
-  const doc = YAML.parse(await readFile(hubFx.hub.bootstrapKubeconfigPath, 'utf8')) as { clusters: { cluster: Record<string, string> }[] };
+  const doc = parseYaml(await readFile(hubFx.hub.bootstrapKubeconfigPath, 'utf8')) as { clusters: { cluster: Record<string, string> }[] };
   doc.clusters[0]!.cluster['certificate-authority-data'] = Buffer.from(other.certPem).toString('base64');
   const wrong = join(dir, 'wrong-ca.kubeconfig');
-  await writeFile(wrong, YAML.stringify(doc), { mode: 0o600 });
+  await writeFile(wrong, toYaml(doc), { mode: 0o600 });
   await expectBroken('c1', ['--bootstrap-kubeconfig', wrong], 'bootstrap-ca', /does not verify with the CA in .*wrong-ca\.kubeconfig/, /ocm-ts hub token .* ocm-ts join /);
 });
 
@@ -201,11 +201,11 @@ test('the agent stopped: its lease goes stale; then the hub kubeconfig secret wi
 
   const secrets = c1.client.resource<Secret>(resourceTypes.secrets, AGENT_NS);
   const secret = await secrets.get('hub-kubeconfig-secret');
-  const kubeconfig = YAML.parse(Buffer.from(secret.data!['kubeconfig']!, 'base64').toString('utf8')) as { clusters: { cluster: Record<string, string> }[] };
+  const kubeconfig = parseYaml(Buffer.from(secret.data!['kubeconfig']!, 'base64').toString('utf8')) as { clusters: { cluster: Record<string, string> }[] };
   const other = await createSelfSignedCa({ commonName: 'another-ca', notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 24 * 3600_000) });
   delete kubeconfig.clusters[0]!.cluster['certificate-authority'];
   kubeconfig.clusters[0]!.cluster['certificate-authority-data'] = Buffer.from(other.certPem).toString('base64');
-  await secrets.update({ ...secret, data: { ...secret.data, kubeconfig: Buffer.from(YAML.stringify(kubeconfig)).toString('base64') } });
+  await secrets.update({ ...secret, data: { ...secret.data, kubeconfig: Buffer.from(toYaml(kubeconfig)).toString('base64') } });
   await expectBroken('c1', spoke, 'hub-secret', /does not verify with the CA in open-cluster-management-agent\/hub-kubeconfig-secret/, /delete secret hub-kubeconfig-secret .*ocm-ts accept c1/);
 
   await secrets.delete('hub-kubeconfig-secret');

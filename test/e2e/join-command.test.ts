@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from '../../src/util/yaml.js';
 import { cleanupAll, conditionStatus, kubeRequest, loadKubeConfig, runCli, runCliToEnd, startApiserver, startHub, tempDir, type ApiserverProcess, type HubProcess } from './cli-helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -69,7 +69,7 @@ test('hub token → join → accept: Joined and Available; doctor is happy; Ctrl
 test('join --print-manifests: namespace, bootstrap secret, RBAC and the Deployment, without touching a cluster', async () => {
   const r = await runCliToEnd(['join', '--hub-kubeconfig', hub.bootstrapKubeconfig, '--cluster-name', 'edge-7', '--print-manifests', '--image', 'registry.local/ocm-ts:1']);
   assert.equal(r.code, 0, r.describe);
-  const docs = parseAllDocuments(r.stdout).map((d) => d.toJSON() as { kind: string; metadata: { name: string }; data?: Record<string, string>; spec?: any });
+  const docs = parseYamlDocuments(r.stdout) as { kind: string; metadata: { name: string }; data?: Record<string, string>; spec?: any }[];
   assert.deepEqual(docs.map((d) => d.kind), ['Namespace', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'Deployment']);
   const deployment = docs.at(-1)!;
   assert.equal(deployment.spec.template.spec.containers[0].image, 'registry.local/ocm-ts:1');

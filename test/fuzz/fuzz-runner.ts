@@ -4,7 +4,7 @@
 // elsewhere) are set aside and counted. In collect mode, violations are gathered instead of thrown.
 
 import { Agent } from 'node:https';
-import { stringify as toYaml } from 'yaml';
+import { toYaml } from '../../src/util/yaml.js';
 import type { Store } from '../../src/apiserver/storage/types.js';
 import { applyMutations } from './gen-bodies.js';
 import type { FuzzTarget } from './fuzz-target.js';

@@ -8,7 +8,7 @@
 // `renderBody` once the path (hence the kind) is known.
 
 import fc from 'fast-check';
-import { stringify as toYaml } from 'yaml';
+import { toYaml } from '../../src/util/yaml.js';
 import type { CatalogueEntry } from './fuzz-target.js';
 import { dnsLabel, intText, oddString } from './gen-values.js';
 import { templateFor } from './templates.js';

@@ -5,7 +5,7 @@
 // patch of an existing object starts from the object as stored when the request is sent.
 
 import fc from 'fast-check';
-import { stringify as toYaml } from 'yaml';
+import { toYaml } from '../../src/util/yaml.js';
 import type { CatalogueEntry } from './fuzz-target.js';
 import { applyMutations, type Mutation } from './gen-bodies.js';
 import { dnsLabel, oddString } from './gen-values.js';

@@ -4,7 +4,7 @@
 // success, and newline-delimited watch events on a watch stream. Well-known non-JSON endpoints
 // (health text, the OpenAPI protobuf) are exempt from the body rules. Pure.
 
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../../src/util/yaml.js';
 import type { FuzzRequest, FuzzResponse, RawResponse } from './http-exchange.js';
 
 export interface Violation {
@@ -29,7 +29,7 @@ function parseBody(body: Buffer, contentType: string | string[] | undefined): un
   const text = body.toString('utf8');
   try {
     if (mt === 'application/json') return JSON.parse(text) as unknown;
-    if (mt === 'application/yaml') return parseYaml(text) as unknown;
+    if (mt === 'application/yaml') return parseYaml(text);
   } catch {
     return undefined;
   }

@@ -10,7 +10,7 @@ import { request } from 'node:https';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import YAML from 'yaml';
+import { parseYamlDocuments } from '../../src/util/yaml.js';
 import { ocmAdmissionPlugins } from '../../src/apiserver/admission/index.js';
 import { HUB_CRD_NAMES } from '../../src/api/crds.js';
 import type { KubeObject } from '../../src/api/meta.js';
@@ -90,7 +90,7 @@ const binding = (name: string, set: string): KubeObject =>
 before(async () => {
   api = await startOcmApiServer({ crds: HUB_CRD_NAMES, server: { admission: ocmAdmissionPlugins() } });
   // The webhook's identity gets exactly the RBAC of the deploy manifest.
-  const docs = YAML.parseAllDocuments(await readFile(new URL('../../deploy/hub/webhook.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as KubeObject);
+  const docs = parseYamlDocuments(await readFile(new URL('../../deploy/hub/webhook.yaml', import.meta.url), 'utf8')) as KubeObject[];
   const role = docs.find((d) => d.kind === 'ClusterRole')!;
   await api.admin.resource(resourceTypes.clusterRoles).create(role);
   await api.admin.resource(resourceTypes.clusterRoleBindings).create({
@@ -118,7 +118,7 @@ const patchOps = (r: Reply): Array<{ op: string; path: string; value?: unknown }
   JSON.parse(Buffer.from(r.body.response.patch as string, 'base64').toString('utf8'));
 
 test('the deploy manifest registers the paths this server serves', async () => {
-  const docs = YAML.parseAllDocuments(await readFile(new URL('../../deploy/hub/webhook.yaml', import.meta.url), 'utf8')).map((d) => d.toJS());
+  const docs = parseYamlDocuments(await readFile(new URL('../../deploy/hub/webhook.yaml', import.meta.url), 'utf8')) as Array<{ kind: string; webhooks?: any[] }>;
   const hooks = docs.filter((d) => /WebhookConfiguration$/.test(d.kind)).flatMap((d) => d.webhooks);
   assert.deepEqual(hooks.map((h: any) => h.clientConfig.service.path).sort(), Object.values(WEBHOOK_PATHS).sort());
   for (const h of hooks) {

@@ -3,9 +3,9 @@
 // bootstrap one and to compare the two (./hub-kubeconfig-validity.ts).
 
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../../util/errors.js';
 import { isPlainObject } from '../../util/merge-patch.js';
+import { parseYaml } from '../../util/yaml.js';
 
 /** The fields of a kubeconfig cluster entry the agent copies or compares. */
 export interface RawCluster {

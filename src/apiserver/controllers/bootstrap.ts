@@ -2,7 +2,7 @@
 // bootstrap RBAC policy, kube-public/cluster-info. Idempotent; runs before the server reports ready.
 
 import type { KubeObject } from '../../api/meta.js';
-import { stringify as toYaml } from 'yaml';
+import { toYaml } from '../../util/yaml.js';
 import { ApiError } from '../http/errors.js';
 import type { RegistryContext } from '../registry/rest-context.js';
 import { createObject } from '../registry/rest-writes.js';

@@ -2,8 +2,8 @@
 // nested deeper than the server's recursive code can take.
 
 import type { IncomingMessage } from 'node:http';
-import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../../util/errors.js';
+import { parseYaml } from '../../util/yaml.js';
 import { errors } from './errors.js';
 import { ACCEPTED_BODY, mediaType } from './negotiate.js';
 import { jsonTextTooDeep, nestingDepthMessage, valueTooDeep } from './json-depth.js';
@@ -63,7 +63,7 @@ export function decodeObjectBody(buf: Buffer, contentType: string | undefined, o
   if (opts.yamlAllowed && (mt === 'application/yaml' || mt === 'application/apply-patch+yaml')) {
     let doc: unknown;
     try {
-      doc = parseYaml(text) as unknown;
+      doc = parseYaml(text);
     } catch (err) {
       throw errors.badRequest(`the object provided is unrecognized (unable to decode YAML: ${errorMessage(err)})`);
     }

@@ -1,8 +1,8 @@
 // Writing responses: JSON/YAML objects and Status errors with the headers clients expect.
 
 import type { ServerResponse } from 'node:http';
-import { stringify as toYaml } from 'yaml';
 import type { Status } from '../../api/meta.js';
+import { toYaml } from '../../util/yaml.js';
 import { ApiError, errors } from './errors.js';
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, opts: { yaml?: boolean; pretty?: boolean; head?: boolean } = {}): void {

@@ -2,10 +2,10 @@
 // stored object and returns the patched object. Everything here is pure; the caller runs the
 // result through the update path and handles 404 for non-apply patches on missing objects.
 
-import { parse as parseYaml } from 'yaml';
 import type { KubeObject, ManagedFieldsEntry } from '../../api/meta.js';
 import { errorMessage } from '../../util/errors.js';
 import { isPlainObject } from '../../util/merge-patch.js';
+import { parseYaml } from '../../util/yaml.js';
 import { errors, fieldErrors, type FieldError } from '../http/errors.js';
 import { fieldManagerErrors } from '../http/field-manager.js';
 import { nestingDepthMessage, valueTooDeep } from '../http/json-depth.js';
@@ -97,7 +97,7 @@ function decodeApplyBody(body: string): JsonObject {
   else if (json.error === nestingDepthMessage()) throw errors.badRequest(`error decoding YAML: ${json.error}`);
   else {
     try {
-      doc = parseYaml(body) as unknown;
+      doc = parseYaml(body);
     } catch (e) {
       throw errors.badRequest(`error decoding YAML: ${errorMessage(e)}`);
     }

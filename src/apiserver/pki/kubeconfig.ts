@@ -4,10 +4,10 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
 import { parseCertificate, keyMatchesCertificate, verifyCertificateChain } from '../../util/x509.js';
 import type { Clock } from '../../util/clock.js';
 import { realClock } from '../../util/clock.js';
+import { parseYaml, toYaml } from '../../util/yaml.js';
 import { writeSecretFile, type Pki } from './pki.js';
 
 type KubeconfigUser = { certPem: string; keyPem: string } | { token: string };
@@ -46,7 +46,7 @@ function buildKubeconfig(opts: Omit<KubeconfigOptions, 'path'>): Record<string, 
 
 /** Writes a kubeconfig YAML file with mode 0600. */
 export async function writeKubeconfig(opts: KubeconfigOptions): Promise<void> {
-  await writeSecretFile(opts.path, stringify(buildKubeconfig(opts)));
+  await writeSecretFile(opts.path, toYaml(buildKubeconfig(opts)));
 }
 
 const ADMIN_COMMON_NAME = 'ocm-ts:admin';
@@ -88,7 +88,7 @@ export async function ensureAdminKubeconfig(dataDir: string, serverUrl: string, 
   const path = join(dataDir, opts.fileName ?? 'admin.kubeconfig');
   let existing: ExistingAdmin | undefined;
   try {
-    existing = readAdmin(parse(await readFile(path, 'utf8')));
+    existing = readAdmin(parseYaml(await readFile(path, 'utf8')));
   } catch {
     existing = undefined;
   }

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { parse } from 'yaml';
+import { parseYaml } from '../../util/yaml.js';
 import { ensurePki, ensureAdminKubeconfig, writeKubeconfig } from './index.js';
 import { parseCertificate, verifyCertificateChain } from '../../util/x509.js';
 
@@ -97,7 +97,7 @@ test('should write an admin kubeconfig in system:masters and rewrite only the se
     const path = await ensureAdminKubeconfig(dir, 'https://127.0.0.1:1111', pki);
     assert.equal(path, join(dir, 'admin.kubeconfig'));
     assert.equal((await stat(path)).mode & 0o777, 0o600);
-    const doc1 = parse(await readFile(path, 'utf8')) as {
+    const doc1 = parseYaml(await readFile(path, 'utf8')) as {
       clusters: Array<{ cluster: { server: string; 'certificate-authority-data': string } }>;
       users: Array<{ user: { 'client-certificate-data': string } }>;
       'current-context': string;
@@ -110,7 +110,7 @@ test('should write an admin kubeconfig in system:masters and rewrite only the se
     assert.deepEqual(parsed.organizations, ['system:masters']);
 
     await ensureAdminKubeconfig(dir, 'https://127.0.0.1:2222', pki);
-    const doc2 = parse(await readFile(path, 'utf8')) as typeof doc1;
+    const doc2 = parseYaml(await readFile(path, 'utf8')) as typeof doc1;
     assert.equal(doc2.clusters[0]!.cluster.server, 'https://127.0.0.1:2222');
     assert.equal(Buffer.from(doc2.users[0]!.user['client-certificate-data'], 'base64').toString(), cert1);
   } finally {

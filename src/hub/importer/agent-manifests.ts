@@ -5,9 +5,10 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../api/meta.js';
+import { errorMessage } from '../../util/errors.js';
 import { isPlainObject } from '../../util/merge-patch.js';
+import { parseYamlDocuments } from '../../util/yaml.js';
 import { AGENT_NAMESPACE, type AgentImportConfig } from './import-config.js';
 import { DEFAULT_AGENT_IMAGE, DEFAULT_IMAGE_PULL_SECRET } from './importer-options.js';
 
@@ -45,11 +46,15 @@ interface Deployment extends KubeObject {
 
 /** Parses the template into objects, checking that it holds one Deployment with a container. */
 export function parseAgentTemplate(text: string): KubeObject[] {
+  let docs: unknown[];
+  try {
+    docs = parseYamlDocuments(text);
+  } catch (err) {
+    throw new TemplateError(errorMessage(err));
+  }
   const objects: KubeObject[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length > 0) throw new TemplateError(doc.errors[0]!.message);
-    const obj: unknown = doc.toJS();
-    if (obj === null || obj === undefined) continue;
+  for (const obj of docs) {
+    if (obj === null) continue;
     if (!isPlainObject(obj) || typeof obj['kind'] !== 'string' || !isPlainObject(obj['metadata'])) throw new TemplateError('every document must be a Kubernetes object');
     objects.push(obj as unknown as KubeObject);
   }

@@ -2,9 +2,9 @@
 // the subset of OCM's klusterlet chart values (the `values.yaml` of the `cluster-import-config`
 // Secret) that maps onto our agent. Pure.
 
-import { parse as parseYaml } from 'yaml';
 import { isPlainObject } from '../../util/merge-patch.js';
 import { errorMessage } from '../../util/errors.js';
+import { parseYaml } from '../../util/yaml.js';
 
 /** The agent's namespace on the imported cluster, fixed as in OCM. */
 export const AGENT_NAMESPACE = 'open-cluster-management-agent';

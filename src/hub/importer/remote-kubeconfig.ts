@@ -2,10 +2,10 @@
 // chooses what the hub connects to, so a reference to a file (CA, certificate, key or token on the
 // hub's own disk) and exec/auth-provider plugins are refused: everything must be inline. Pure.
 
-import { parse as parseYaml } from 'yaml';
 import { loadKubeconfigString, type ClientConfig } from '../../client/kubeconfig.js';
 import { isPlainObject } from '../../util/merge-patch.js';
 import { errorMessage } from '../../util/errors.js';
+import { parseYaml } from '../../util/yaml.js';
 
 const FILE_FIELDS: Readonly<Record<string, readonly string[]>> = {
   clusters: ['certificate-authority'],

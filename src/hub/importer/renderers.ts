@@ -6,7 +6,6 @@
 //   render-from-config-secret: the chart values of the Secret `cluster-import-config` (key
 //     `values.yaml`) in the cluster's namespace.
 
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Secret } from '../../api/core.js';
 import type { KubeObject } from '../../api/meta.js';
 import { isNotFound } from '../../client/errors.js';
@@ -14,6 +13,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { KubeClient } from '../../client/types.js';
 import { isPlainObject } from '../../util/merge-patch.js';
 import { errorMessage } from '../../util/errors.js';
+import { parseYaml, toYaml } from '../../util/yaml.js';
 import { applyChartValues, type AgentImportConfig } from './import-config.js';
 import { RENDER_AUTO, type ImporterOptions, type ImportRenderer } from './importer-options.js';
 
@@ -59,14 +59,14 @@ async function clusterInfo(hub: KubeClient, signal: AbortSignal): Promise<{ serv
 
 /** The bootstrap kubeconfig, laid out as OCM's importer writes it (cluster `hub`, user and context `bootstrap`). */
 function bootstrapKubeconfig(server: string, caData: string | undefined, token: string): string {
-  return stringifyYaml({
+  return toYaml({
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'hub', cluster: { server, ...(caData ? { 'certificate-authority-data': caData } : {}) } }],
     users: [{ name: 'bootstrap', user: { token } }],
     contexts: [{ name: 'bootstrap', context: { cluster: 'hub', user: 'bootstrap', namespace: 'default' } }],
     'current-context': 'bootstrap',
-  }, { lineWidth: 0 });
+  });
 }
 
 async function renderAuto(config: AgentImportConfig, r: RenderContext): Promise<AgentImportConfig> {

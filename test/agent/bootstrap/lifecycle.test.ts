@@ -13,7 +13,7 @@ import { buildHubKubeconfig } from '../../../src/agent/register/hub-kubeconfig.j
 import { loadCurrentCluster } from '../../../src/agent/register/raw-kubeconfig.js';
 import { generateKeyPair, issueCertificate, parseCertificate, toEcPrivateKeyPem } from '../../../src/util/x509.js';
 import { createPublicKey } from 'node:crypto';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parseYaml, toYaml } from '../../../src/util/yaml.js';
 import { captureLog } from '../../helpers/test-log.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { AGENT_NS, startAgentEnv } from './fixture.js';
@@ -101,7 +101,7 @@ function rewriteClusterName(text: string): string {
   const old = ctx.context.cluster;
   for (const c of doc.clusters) if (c.name === old) c.name = 'rebuilt-hub';
   for (const c of doc.contexts) if (c.context.cluster === old) c.context.cluster = 'rebuilt-hub';
-  return stringifyYaml(doc);
+  return toYaml(doc);
 }
 
 test('should never store a credential for a denied CSR', async (t) => {

@@ -4,7 +4,7 @@
 // --grpc-key-file). Agents trust the same CA, inline in their bootstrap config.
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { stringify } from 'yaml';
+import { toYaml } from '../../../src/util/yaml.js';
 import { ensurePki } from '../../../src/apiserver/pki/index.js';
 
 export interface GrpcPki {
@@ -33,7 +33,7 @@ export async function grpcPki(dir: string): Promise<GrpcPki> {
  * the server as host:port, the CA as base64 of its PEM, and the bootstrap token.
  */
 export function writeGrpcBootstrapConfig(path: string, hostPort: string, caPem: string, token: string): string {
-  const text = stringify({ url: hostPort, caData: Buffer.from(caPem).toString('base64'), token });
+  const text = toYaml({ url: hostPort, caData: Buffer.from(caPem).toString('base64'), token });
   writeFileSync(path, text, { mode: 0o600 });
   return text;
 }

@@ -4,7 +4,7 @@
 // event with a SubjectAccessReview. It takes its serving options from a config file.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { toYaml } from '../../../src/util/yaml.js';
 import { startChild, type Child } from '../infra/child-process.js';
 import { freePort } from '../infra/ports.js';
 import type { GrpcPki } from './grpc-pki.js';
@@ -29,7 +29,7 @@ export function ocmGrpcServer(opts: OcmGrpcServerOptions): GrpcServerProcess {
   const configPath = join(opts.dir, 'grpc-server-config.yaml');
   writeFileSync(
     configPath,
-    stringify({
+    toYaml({
       tls_cert_file: opts.pki.certFile,
       tls_key_file: opts.pki.keyFile,
       client_ca_file: opts.pki.caFile,

@@ -2,7 +2,7 @@
 // ours: the CRDs from manifests/crds, the bootstrap ClusterRole and binding from deploy/hub, bootstrap
 // tokens as kube-system secrets, kubeconfigs that carry a token.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseYamlDocuments, toYaml } from '../../../src/util/yaml.js';
 import type { KubeObject } from '../../../src/api/meta.js';
 import { loadCrds } from '../../../src/api/crds.js';
 import { resourceTypes } from '../../../src/client/resource-types.js';
@@ -41,8 +41,7 @@ export async function applyObjects(client: KubeClient, objs: readonly KubeObject
 
 /** Objects of a deploy/ manifest, filtered. */
 function manifestObjects(rel: string, keep: (o: KubeObject) => boolean = () => true): KubeObject[] {
-  return parseAllDocuments(readFileSync(repoFile(rel), 'utf8'))
-    .map((d) => d.toJS() as KubeObject | null)
+  return (parseYamlDocuments(readFileSync(repoFile(rel), 'utf8')) as Array<KubeObject | null>)
     .filter((o): o is KubeObject => o !== null && typeof o === 'object')
     .filter(keep);
 }
@@ -101,5 +100,5 @@ export function writeTokenKubeconfig(path: string, server: string, caPem: string
     contexts: [{ name: 'bootstrap', context: { cluster: 'hub', user: 'bootstrap' } }],
     'current-context': 'bootstrap',
   };
-  writeFileSync(path, stringify(doc), { mode: 0o600 });
+  writeFileSync(path, toYaml(doc), { mode: 0o600 });
 }

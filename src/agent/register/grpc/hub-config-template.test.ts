@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parseYaml } from '../../../util/yaml.js';
 import { renderHubGrpcConfig } from './hub-config-template.js';
 
 test('should render the hub config as OCM writes it: CA inline, certificate and key as files of the hub kubeconfig dir', () => {
@@ -20,11 +20,11 @@ test('should render the hub config as OCM writes it: CA inline, certificate and 
       '',
     ].join('\n'),
   );
-  assert.deepEqual(parse(renderHubGrpcConfig({ url: 'h:1' }, '/d').toString()), { clientCertFile: '/d/tls.crt', clientKeyFile: '/d/tls.key', url: 'h:1', token: '' });
+  assert.deepEqual(parseYaml(renderHubGrpcConfig({ url: 'h:1' }, '/d').toString()), { clientCertFile: '/d/tls.crt', clientKeyFile: '/d/tls.key', url: 'h:1', token: '' });
 });
 
 test('a relative hub kubeconfig dir is written as absolute paths (the config file is read from inside that dir)', () => {
-  const doc = parse(renderHubGrpcConfig({ url: 'h:1' }, './hub-kubeconfig').toString()) as { clientCertFile: string; clientKeyFile: string };
+  const doc = parseYaml(renderHubGrpcConfig({ url: 'h:1' }, './hub-kubeconfig').toString()) as { clientCertFile: string; clientKeyFile: string };
   assert.equal(doc.clientCertFile, resolve('hub-kubeconfig', 'tls.crt'));
   assert.equal(doc.clientKeyFile, resolve('hub-kubeconfig', 'tls.key'));
 });

@@ -5,8 +5,8 @@
 // controller compares bytes to decide whether to save.
 
 import { resolve } from 'node:path';
-import { stringify as stringifyYaml } from 'yaml';
 import { hubSecretKeys } from '../../../api/constants.js';
+import { toYaml } from '../../../util/yaml.js';
 
 /** The hub kubeconfig secret key holding the gRPC config (the agent's `--grpc-config` points at its copy). */
 export const GRPC_CONFIG_KEY = 'config.yaml';
@@ -30,5 +30,5 @@ export function renderHubGrpcConfig(source: HubConfigSource, hubKubeconfigDir: s
   // OCM's file always carries the token key, empty: the certificate is the credential.
   doc['token'] = '';
   if (source.keepAliveConfig !== undefined && Object.keys(source.keepAliveConfig).length > 0) doc['keepAliveConfig'] = source.keepAliveConfig;
-  return Buffer.from(stringifyYaml(doc, { lineWidth: 0 }), 'utf8');
+  return Buffer.from(toYaml(doc), 'utf8');
 }

@@ -5,12 +5,12 @@
 // re-reads its kubeconfig's certificate files.
 
 import { statSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { connectCloudEvents, type CloudEventsClient } from '../../../grpc/client.js';
 import { loadGrpcConfig, type GrpcClientConfig } from '../../../grpc/grpc-config.js';
 import { isPlainObject } from '../../../util/merge-patch.js';
 import { errorMessage } from '../../../util/errors.js';
+import { parseYaml } from '../../../util/yaml.js';
 import type { HubConfigSource } from './hub-config-template.js';
 
 export interface HubConnection {

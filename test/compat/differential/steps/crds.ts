@@ -2,7 +2,7 @@
 // (schema with defaults, validation and a status subresource) are installed in both servers, then
 // used like the built-ins.
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { parseYaml } from '../../../../src/util/yaml.js';
 import type { HttpAnswer, Step } from '../types.js';
 import { field, get, only, post, put, saveMeta } from './build.js';
 import { crudSteps } from './crud.js';
@@ -51,7 +51,7 @@ const widgetCrd = {
   },
 };
 
-const managedClusterCrd = parse(readFileSync(new URL('../../../../manifests/crds/managedclusters.cluster.open-cluster-management.io.yaml', import.meta.url), 'utf8')) as unknown;
+const managedClusterCrd = parseYaml(readFileSync(new URL('../../../../manifests/crds/managedclusters.cluster.open-cluster-management.io.yaml', import.meta.url), 'utf8')) as unknown;
 
 const established = (a: HttpAnswer): boolean =>
   Array.isArray(field(a.body, 'status.conditions')) &&
