@@ -1,6 +1,7 @@
 // "Set condition" semantics shared by every controller (Kubernetes' metav1.Condition upsert):
 // conditions are a map keyed by type; lastTransitionTime changes only when status changes.
 import type { Condition } from './meta.js';
+import { isoUtc } from '../util/utc-time.js';
 
 export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);
@@ -34,10 +35,10 @@ export function setCondition(conditions: readonly Condition[] | undefined, next:
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return isoUtc(d.getTime()).replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** metav1.MicroTime: RFC 3339 with microseconds. */
 export function rfc3339Micro(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  return isoUtc(d.getTime()).replace(/\.(\d{3})Z$/, '.$1000Z');
 }

@@ -6,6 +6,8 @@
 // timeline by sorting), the milliseconds since the previous line of this process, and the fields.
 // It is meant for seeing where a join or a request spends its time, not for log collection.
 
+import { isoUtc } from './utc-time.js';
+
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
 /** Every level `--log-level` accepts, least severe first. */
@@ -48,7 +50,7 @@ function errorFields(v: unknown): unknown {
 export function microTime(epochMs: number): string {
   const whole = Math.floor(epochMs);
   const micros = Math.floor((epochMs - whole) * 1000);
-  return new Date(whole).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
+  return isoUtc(whole).replace('Z', `${String(micros).padStart(3, '0')}Z`);
 }
 
 function traceValue(v: unknown): string {
@@ -72,7 +74,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const base = opts.fields ?? {};
   const emit = (level: LogLevel, msg: string, fields?: LogFields): void => {
     if (order[level] < min) return;
-    const rec: LogFields = { time: now().toISOString(), level, msg, ...base };
+    const rec: LogFields = { time: isoUtc(now().getTime()), level, msg, ...base };
     if (fields) for (const [k, v] of Object.entries(fields)) rec[k] = k === 'err' ? errorFields(v) : v;
     write(JSON.stringify(rec));
   };

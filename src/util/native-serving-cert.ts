@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { derChildren, readDer } from './der.js';
 import { oid, seq, tlv, utf8 } from './der-write.js';
 import { toPem } from './pem.js';
+import { isoUtc } from './utc-time.js';
 
 const OID = {
   commonName: '2.5.4.3',
@@ -43,7 +44,7 @@ const name = (cn: string): Buffer => seq(tlv(0x31, seq(oid(OID.commonName), utf8
 
 /** UTCTime through 2049, GeneralizedTime after, as RFC 5280 requires; whole seconds, UTC. */
 function time(d: Date): Buffer {
-  const iso = d.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:T]/g, '');
+  const iso = isoUtc(d.getTime()).replace(/\.\d{3}Z$/, 'Z').replace(/[-:T]/g, '');
   return d.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(iso.slice(2), 'ascii')) : tlv(0x18, Buffer.from(iso, 'ascii'));
 }
 

@@ -13,6 +13,7 @@ import type { SecureVersion } from 'node:tls';
 import { errorMessage } from './errors.js';
 import { createServingCertPair } from './native-serving-cert.js';
 import type { Logger } from './logger.js';
+import { httpDate } from './utc-time.js';
 
 /** TLS of an HTTPS listener: versions and ciphers (./tls-flags.ts) and, optionally, the certificate. */
 export interface ServingTls {
@@ -93,6 +94,8 @@ async function servingPair(o: ServingOptions, tls: ServingTls, host: string): Pr
 export async function startServing(o: ServingOptions): Promise<RunningServer> {
   const { host, port } = parseListenAddress(o.listen);
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    // Node's own Date header goes through Date.prototype.toUTCString (see ./utc-time.ts).
+    res.setHeader('Date', httpDate(Date.now()));
     try {
       o.handler(req, res);
     } catch (err) {

@@ -10,6 +10,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { KubeClient } from '../../client/types.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { isoUtc } from '../../util/utc-time.js';
 
 export const HUB_TIMEOUT_CONTROLLER_NAME = 'HubTimeoutController';
 const LEASE_TIMEOUT_MESSAGE = 'Failed to connect to hub because of lease out-of-date, restart agent to reselect a new bootstrap kubeconfig';
@@ -65,7 +66,7 @@ export function createHubTimeoutController(o: HubTimeoutControllerOptions): HubT
     const now = clock.now();
     if (now - startMs < (o.startupGraceMs ?? HUB_TIMEOUT_STARTUP_GRACE_MS)) return;
     if (lastRenewMs !== undefined && isLeaseTimedOut(lastRenewMs, now, timeoutSeconds)) {
-      log.info('Lease timeout', { lastRenewTime: new Date(lastRenewMs).toISOString() });
+      log.info('Lease timeout', { lastRenewTime: isoUtc(lastRenewMs) });
       log.info(LEASE_TIMEOUT_MESSAGE);
       o.onRestart(LEASE_TIMEOUT_MESSAGE);
     }

@@ -7,6 +7,7 @@ import { formatGoDuration } from '../../../util/duration.js';
 import { readCertificateInfo, type CertInfo } from '../../../util/native-cert.js';
 import { splitPemBlocks } from '../../../util/pem.js';
 import { errorMessage } from '../../../util/errors.js';
+import { isoUtc } from '../../../util/utc-time.js';
 
 class CertParseError extends Error {
   constructor(message: string) {
@@ -138,7 +139,7 @@ export function csrCreationHalted(cached: readonly CertificateSigningRequest[], 
 
 /** Go's default time.Time format for UTC times: `2006-01-02 15:04:05 +0000 UTC`. */
 export function goTimeString(d: Date): string {
-  const iso = d.toISOString();
+  const iso = isoUtc(d.getTime());
   const frac = iso.slice(20, 23).replace(/0+$/, '');
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${frac ? `.${frac}` : ''} +0000 UTC`;
 }
