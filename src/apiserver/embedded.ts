@@ -22,6 +22,7 @@ import { openSqliteStore } from './storage/sqlite-store.js';
 import type { Store } from './storage/types.js';
 import { schemaOps } from './registry/schema-ops.js';
 import { csrExtensions } from './registry/csr-extensions.js';
+import type { InflightLimits } from './http/inflight-limit.js';
 
 /** `iss` of service-account tokens issued by TokenRequest (and accepted by the authenticator). */
 const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc';
@@ -59,6 +60,8 @@ export interface EmbeddedApiServerOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Largest list response in stored bytes (see startApiServer). */
   maxListBytes?: number;
+  /** Requests served at once (see startApiServer). */
+  inflightLimits?: Partial<InflightLimits>;
 }
 
 export interface EmbeddedApiServer {
@@ -122,6 +125,7 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
       ...(opts.timings ? { timings: opts.timings } : {}),
       ...(opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {}),
       ...(opts.maxListBytes !== undefined ? { maxListBytes: opts.maxListBytes } : {}),
+      ...(opts.inflightLimits ? { inflightLimits: opts.inflightLimits } : {}),
     });
     authorizer.start();
     const adminKubeconfigPath = await ensureAdminKubeconfig(opts.dataDir, server.url, pki, { clock });

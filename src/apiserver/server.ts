@@ -26,6 +26,7 @@ import type { SchemaOps } from './registry/custom-resource.js';
 import { ResourceRegistry } from './registry/resource-registry.js';
 import type { SubresourceDef, VirtualResource } from './registry/types.js';
 import type { Store } from './storage/types.js';
+import { createInflightLimiter, DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './http/inflight-limit.js';
 
 export interface ApiServerOptions {
   store: Store;
@@ -73,6 +74,8 @@ export interface ApiServerOptions {
    * refused with 413 asking the client to paginate; a page is cut short at it (with `continue`).
    */
   maxListBytes?: number;
+  /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight (default 400 and 200; 0 = no limit). */
+  inflightLimits?: Partial<InflightLimits>;
 }
 
 export interface RunningApiServer {
@@ -151,6 +154,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     maxBodyBytes: MAX_BODY_BYTES,
     maxWatchBufferBytes: opts.maxWatchBufferBytes ?? 16 * 1024 * 1024,
     maxListBytes: opts.maxListBytes ?? DEFAULT_MAX_LIST_BYTES,
+    inflight: createInflightLimiter({ ...DEFAULT_INFLIGHT_LIMITS, ...opts.inflightLimits }),
   };
   const server = createSecureServer({
     allowHTTP1: true,

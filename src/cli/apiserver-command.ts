@@ -9,6 +9,8 @@ import type { ListenAddress } from '../apiserver/embedded.js';
 import { createLogger, isLogLevel, type LogLevel } from '../util/logger.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
+import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from '../apiserver/http/inflight-limit.js';
+import { parseInflightFlags, type RawInflightFlags } from './inflight-flags.js';
 
 interface ApiserverCommandOptions {
   dataDir: string;
@@ -18,9 +20,10 @@ interface ApiserverCommandOptions {
   clusterSigningDurationMs?: number;
   ocmAdmission: boolean;
   serveV1beta1Csr: boolean;
+  inflightLimits?: Partial<InflightLimits>;
 }
 
-interface RawApiserverOptions {
+interface RawApiserverOptions extends RawInflightFlags {
   dataDir?: string;
   listen?: string;
   logLevel?: string;
@@ -44,6 +47,7 @@ function validateApiserverOptions(raw: RawApiserverOptions): ApiserverCommandOpt
   if (!raw.dataDir) throw new CliUsageError('--data-dir is required');
   const level = raw.logLevel ?? 'info';
   if (!isLogLevel(level)) throw new CliUsageError(`--log-level must be trace, debug, info, warn or error, got "${level}"`);
+  const inflightLimits = parseInflightFlags(raw);
   return Object.freeze({
     dataDir: raw.dataDir,
     listen: parseListen(raw.listen ?? '127.0.0.1:6443'),
@@ -52,6 +56,7 @@ function validateApiserverOptions(raw: RawApiserverOptions): ApiserverCommandOpt
     ...(raw.clusterSigningDuration !== undefined ? { clusterSigningDurationMs: parseDurationFlag('--cluster-signing-duration', raw.clusterSigningDuration) } : {}),
     ocmAdmission: raw.ocmAdmission === true,
     serveV1beta1Csr: raw.serveV1beta1Csr === true,
+    ...(inflightLimits ? { inflightLimits } : {}),
   });
 }
 
@@ -65,6 +70,7 @@ async function runApiserver(opts: ApiserverCommandOptions): Promise<void> {
     ...(opts.tokenAuthFile ? { tokenFile: opts.tokenAuthFile } : {}),
     ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
     ...(opts.serveV1beta1Csr ? { serveV1beta1Csr: true } : {}),
+    ...(opts.inflightLimits ? { inflightLimits: opts.inflightLimits } : {}),
   });
   process.stdout.write(`ocm-ts apiserver listening on ${server.url}\n`);
   log.info('admin kubeconfig', { path: server.adminKubeconfigPath });
@@ -95,6 +101,8 @@ export function registerApiserverCommand(program: Command): void {
     .option('--cluster-signing-duration <duration>', 'lifetime of certificates the CSR signer issues (20s, 1h, or seconds; default 8760h)')
     .option('--ocm-admission', "apply OCM's ManagedCluster and ManagedClusterSetBinding admission (for OCM's own hub controller)")
     .option('--serve-v1beta1-csr', 'serve CertificateSigningRequests as certificates.k8s.io/v1beta1 instead of v1, like kube-apiserver before 1.19')
+    .option('--max-requests-inflight <n>', `read-only requests served at once before answering 429 (kube-apiserver's flag; default ${DEFAULT_INFLIGHT_LIMITS.maxRequestsInflight}, 0 = no limit)`)
+    .option('--max-mutating-requests-inflight <n>', `mutating requests served at once before answering 429 (default ${DEFAULT_INFLIGHT_LIMITS.maxMutatingRequestsInflight}, 0 = no limit)`)
     .option('--log-level <level>', 'trace (debug with a timed line per step), debug, info, warn or error', 'info')
     .action(async (raw: RawApiserverOptions) => {
       await runApiserver(validateApiserverOptions(raw));

@@ -28,6 +28,9 @@ import { parseDurationFlag } from './duration-flag.js';
 import { CliUsageError } from './usage-error.js';
 import { webhookServing, type WebhookCommandOptions } from './webhook-command.js';
 import { addOcmHubFlags, resolveOcmHubFlags, type OcmHubFlags, type OcmHubFlagsRaw } from './hub-flags.js';
+import { parseIntFlag } from './int-flag.js';
+import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from '../apiserver/http/inflight-limit.js';
+import { parseInflightFlags } from './inflight-flags.js';
 
 /** The dashboard's default address: loopback only. */
 const DEFAULT_DASHBOARD_LISTEN = '127.0.0.1:8088';
@@ -41,6 +44,8 @@ interface HubCommandRaw extends OcmHubFlagsRaw {
   metricsListen?: string;
   clusterSigningDuration?: string;
   maxConnectionsPerAddress?: string;
+  maxRequestsInflight?: string;
+  maxMutatingRequestsInflight?: string;
   bootstrapTokenTtl?: string;
   autoApprovedCsrUsers?: string[];
   clusterAutoApprovalUsers?: string[];
@@ -66,6 +71,8 @@ export interface HubCommandOptions {
   clusterSigningDurationMs?: number;
   /** Embedded mode: connections the API server admits from one client address. */
   maxConnectionsPerAddress?: number;
+  /** Embedded mode: the API server's in-flight request limits given on the command line. */
+  inflightLimits?: Partial<InflightLimits>;
   bootstrapTokenTtlMs: number;
   listen?: string;
   logLevel: LogLevel;
@@ -77,12 +84,6 @@ export interface HubCommandOptions {
   dashboard?: ListenAddress;
 }
 
-function parsePositiveInt(flag: string, v: string): number {
-  const n = Number(v);
-  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(n) || n <= 0) throw new CliUsageError(`${flag} must be a positive integer, got "${v}"`);
-  return n;
-}
-
 const splitList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
@@ -92,7 +93,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   }
   if (raw.dataDir && raw.kubeconfig) throw new CliUsageError('--data-dir and --kubeconfig are mutually exclusive');
   if (!raw.dataDir) {
-    for (const [flag, v] of [['--apiserver-listen', raw.apiserverListen], ['--cluster-signing-duration', raw.clusterSigningDuration], ['--bootstrap-token-ttl', raw.bootstrapTokenTtl], ['--max-connections-per-address', raw.maxConnectionsPerAddress]] as const) {
+    for (const [flag, v] of [['--apiserver-listen', raw.apiserverListen], ['--cluster-signing-duration', raw.clusterSigningDuration], ['--bootstrap-token-ttl', raw.bootstrapTokenTtl], ['--max-connections-per-address', raw.maxConnectionsPerAddress], ['--max-requests-inflight', raw.maxRequestsInflight], ['--max-mutating-requests-inflight', raw.maxMutatingRequestsInflight]] as const) {
       if (v !== undefined) throw new CliUsageError(`${flag} needs --data-dir`);
     }
   }
@@ -133,7 +134,8 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
   if (ttl <= 0) throw new CliUsageError('--bootstrap-token-ttl must be positive');
   const signing = raw.clusterSigningDuration !== undefined ? parseDurationFlag('--cluster-signing-duration', raw.clusterSigningDuration) : undefined;
   if (signing !== undefined && signing <= 0) throw new CliUsageError('--cluster-signing-duration must be positive');
-  const perAddress = raw.maxConnectionsPerAddress !== undefined ? parsePositiveInt('--max-connections-per-address', raw.maxConnectionsPerAddress) : undefined;
+  const perAddress = raw.maxConnectionsPerAddress !== undefined ? parseIntFlag('--max-connections-per-address', raw.maxConnectionsPerAddress, 1) : undefined;
+  const inflightLimits = parseInflightFlags(raw);
   let apiserverListen: ListenAddress;
   try {
     apiserverListen = parseHostPort(apiserverRaw ?? '127.0.0.1:6443');
@@ -167,6 +169,7 @@ function validateHubOptions(raw: HubCommandRaw): HubCommandOptions {
     apiserverListen,
     ...(signing !== undefined ? { clusterSigningDurationMs: signing } : {}),
     ...(perAddress !== undefined ? { maxConnectionsPerAddress: perAddress } : {}),
+    ...(inflightLimits ? { inflightLimits } : {}),
     bootstrapTokenTtlMs: ttl,
     ...(listen !== undefined ? { listen } : {}),
     logLevel: level as LogLevel,
@@ -211,6 +214,7 @@ async function runHub(opts: HubCommandOptions): Promise<void> {
       bootstrapTokenTtlMs: opts.bootstrapTokenTtlMs,
       ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
       ...(opts.maxConnectionsPerAddress !== undefined ? { connectionLimits: { maxConnectionsPerAddress: opts.maxConnectionsPerAddress } } : {}),
+      ...(opts.inflightLimits ? { inflightLimits: opts.inflightLimits } : {}),
       hubOptions: opts.hub,
     });
     let dashboard: HubDashboard | undefined;
@@ -291,6 +295,8 @@ export function buildHubCommand(run: (opts: HubCommandOptions) => Promise<void>)
     .option('--metrics-listen <host:port>', 'address for the controllers\' /healthz and /metrics')
     .option('--cluster-signing-duration <d>', 'embedded mode: lifetime of certificates signed for CSRs (Go duration or seconds; default 1 year)')
     .option('--max-connections-per-address <n>', 'embedded mode: connections the API server admits from one client address (default: a quarter of its connection limit, at least 1024); raise it when many agents share one address (NAT, a local fleet)')
+    .option('--max-requests-inflight <n>', `embedded mode: read-only requests the API server serves at once before answering 429 (kube-apiserver's flag; default ${DEFAULT_INFLIGHT_LIMITS.maxRequestsInflight}, 0 = no limit)`)
+    .option('--max-mutating-requests-inflight <n>', `embedded mode: mutating requests the API server serves at once before answering 429 (default ${DEFAULT_INFLIGHT_LIMITS.maxMutatingRequestsInflight}, 0 = no limit)`)
     .option('--bootstrap-token-ttl <d>', 'embedded mode: lifetime of the bootstrap token (default 24h); reused on restart while valid')
     .option('--auto-approved-csr-users <users>', 'bootstrap users whose CSRs are auto-approved (gate ManagedClusterAutoApproval); comma-separated, repeatable', splitList)
     .option('--cluster-auto-approval-users <users>', 'deprecated: use --auto-approved-csr-users', splitList)

@@ -23,6 +23,7 @@ import type { HubOptions } from '../hub/options.js';
 /** Served only when the hub runs with the ClusterProfile gate. */
 const CLUSTER_PROFILE_CRD = 'clusterprofiles.multicluster.x-k8s.io';
 import { BOOTSTRAP_CLUSTER_ROLE, bootstrapClusterRole, HUB_CONTROLLER_CLUSTER_ROLE, HUB_CONTROLLER_USER, hubControllerClusterRole } from '../hub/rbac-manifests.js';
+import type { InflightLimits } from '../apiserver/http/inflight-limit.js';
 
 export interface EmbeddedHubOptions {
   dataDir: string;
@@ -30,6 +31,8 @@ export interface EmbeddedHubOptions {
   clusterSigningDurationMs?: number;
   /** The API server's connection limits where they differ from its defaults. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** The API server's in-flight request limits where they differ from its defaults. */
+  inflightLimits?: Partial<InflightLimits>;
   bootstrapTokenTtlMs: number;
   hubOptions: Readonly<HubOptions>;
   /** HOST:PORT for the controllers' /healthz and /metrics. */
@@ -109,6 +112,7 @@ export async function startEmbeddedHub(opts: EmbeddedHubOptions): Promise<Embedd
     clock: opts.clock,
     ...(opts.clusterSigningDurationMs !== undefined ? { clusterSigningDurationMs: opts.clusterSigningDurationMs } : {}),
     ...(opts.connectionLimits ? { connectionLimits: opts.connectionLimits } : {}),
+    ...(opts.inflightLimits ? { inflightLimits: opts.inflightLimits } : {}),
   });
   const client = createKubeClient({ kubeconfigPath: server.adminKubeconfigPath }, { log });
   let hubClient: KubeClient | undefined;

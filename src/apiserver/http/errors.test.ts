@@ -34,6 +34,7 @@ const samples: { [K in keyof typeof errors]: () => ApiError } = {
   expired: () => errors.expired('the continue token has expired'),
   tooOldResourceVersion: () => errors.tooOldResourceVersion(1, 5),
   tooLargeResourceVersion: () => errors.tooLargeResourceVersion(9, 5),
+  tooManyRequests: () => errors.tooManyRequests(),
   tooLarge: () => errors.tooLarge(1024),
   tooManyPatchOperations: () => errors.tooManyPatchOperations(10000, 10001),
   objectTooLarge: () => errors.objectTooLarge(leases, 'l', 2000000, 1572864),

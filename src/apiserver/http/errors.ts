@@ -18,6 +18,7 @@ export const STATUS_CODES = {
   RequestEntityTooLarge: 413,
   UnsupportedMediaType: 415,
   Invalid: 422,
+  TooManyRequests: 429,
   InternalError: 500,
   Timeout: 504,
 } as const;
@@ -171,6 +172,10 @@ export const errors = {
       causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
       retryAfterSeconds: 1,
     });
+  },
+  /** kube-apiserver's answer when its in-flight limit is reached. */
+  tooManyRequests(): ApiError {
+    return new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
   },
   tooLarge(limitBytes: number): ApiError {
     return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`);

@@ -60,6 +60,11 @@ function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: ServerR
   throw errors.noSuchResource();
 }
 
+/** Liveness and readiness probes are never refused for load. */
+function isHealthProbe(info: RequestInfo): boolean {
+  return info.kind === 'nonResource' && /^\/(healthz|livez|readyz)(\/|$)/.test(info.path);
+}
+
 /** Handles one request end to end; never throws. */
 export async function handleRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
@@ -89,6 +94,11 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
     if (authn.kind === 'unauthorized') throw errors.unauthorized();
     user = authn.user;
     ({ user, impersonator } = actAs(headerViews(req), authn.user, ctx.authorizer));
+    // Counted as the user it acts as, before any work is done for it, as kube-apiserver does.
+    if (!isHealthProbe(info)) {
+      const refused = ctx.inflight.admit(info.verb, user, res);
+      if (refused) throw refused;
+    }
     const attrs = attributesOf(info, user);
     const decision = ctx.authorizer.authorize(attrs);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.decision === 'deny' ? decision.reason : '');

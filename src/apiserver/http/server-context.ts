@@ -7,6 +7,7 @@ import type { RegistryContext } from '../registry/rest-context.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Store } from '../storage/types.js';
 import type { HealthCheck } from './health.js';
+import type { InflightLimiter } from './inflight-limit.js';
 import type { EncodeCache } from './output.js';
 import type { ActiveWatch } from './watch.js';
 
@@ -41,4 +42,6 @@ export interface ServerContext {
   maxWatchBufferBytes: number;
   /** Largest list response (stored bytes): an unpaged list above it gets 413, a page is cut at it. */
   maxListBytes: number;
+  /** Requests served at once (kube-apiserver's max-in-flight limits). */
+  inflight: InflightLimiter;
 }
