@@ -236,7 +236,12 @@ export function statusErrorFrom(res: HttpResponse, text: string): ApiStatusError
     // not JSON: synthesised below
   }
   status ??= statusFromCode(code, text.trim().slice(0, 512));
-  const ra = res.headers['retry-after'];
-  const raNum = typeof ra === 'string' && /^\d+$/.test(ra.trim()) ? Number(ra.trim()) : undefined;
+  const raNum = retryAfterSecondsOf(res);
   return new ApiStatusError(status, raNum !== undefined ? { retryAfterSeconds: raNum } : {});
+}
+
+/** The Retry-After header in whole seconds (its HTTP-date form is not used by Kubernetes servers). */
+export function retryAfterSecondsOf(res: HttpResponse): number | undefined {
+  const ra = res.headers['retry-after'];
+  return typeof ra === 'string' && /^\d+$/.test(ra.trim()) ? Number(ra.trim()) : undefined;
 }

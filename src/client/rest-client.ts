@@ -24,6 +24,7 @@ import type {
 import { decodeWatchStream } from './watch-decoder.js';
 import { createStaleWriteGuard, versionOf, type ObjectRef } from './stale-writes.js';
 import { bucketRateLimiter } from './rate-limiter.js';
+import { retryAfterTransport } from './retry-after.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -46,7 +47,8 @@ export type KubeClientConfig = ClientConfig | { kubeconfigPath: string; context?
 export function createKubeClient(config: KubeClientConfig, opts: KubeClientOptions = {}): KubeClient {
   const log = opts.log ?? nullLogger();
   const transport = 'kubeconfigPath' in config ? sharedFileTransport(config, opts, log) : newTransport(staticConfigSource(config), opts);
-  return new RestClient(opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport, log);
+  const limited = opts.rateLimit && opts.rateLimit.qps > 0 ? rateLimitedTransport(transport, opts.rateLimit) : transport;
+  return new RestClient(retryAfterTransport(limited, log), log);
 }
 
 function newTransport(source: ConfigSource, opts: KubeClientOptions): Transport {

@@ -6,9 +6,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as http2Connect } from 'node:http2';
-import { request, type ClientRequest, type IncomingMessage } from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { request } from 'node:https';
 import { startTestApiServer, type TestApiServer } from '../helpers/embedded-server.js';
 import { rawClient, type RawClient } from '../helpers/raw-client.js';
+import { createKubeClient } from '../../src/client/rest-client.js';
+import { resourceTypes } from '../../src/client/resource-types.js';
 
 const AS_ALICE = { 'Impersonate-User': 'alice' };
 
@@ -108,6 +111,31 @@ describe('apiserver in-flight limits', () => {
       }
     } finally {
       session.close();
+    }
+  });
+
+  it("should have ocm-ts's own client send a refused request again after Retry-After, as client-go does", async () => {
+    const dec = (v: string | undefined): string => Buffer.from(v ?? '', 'base64').toString('utf8');
+    const user = srv.kubeConfig.getCurrentUser();
+    const client = createKubeClient({
+      server: srv.url, caPem: dec(srv.kubeConfig.getCurrentCluster()?.caData), certPem: dec(user?.certData), keyPem: dec(user?.keyData),
+      contextName: 'test', impersonate: { user: 'alice' },
+    });
+    try {
+      const held = slowCreate('held-again');
+      // the held create is in flight once another create is refused
+      for (let i = 0; i < 50; i++) {
+        const r = await admin.request('POST', '/api/v1/namespaces/default/configmaps', { headers: AS_ALICE, body: { metadata: { name: `probe-${i}` } } });
+        if (r.status === 429) break;
+        await new Promise((r2) => setTimeout(r2, 20));
+      }
+      const created = client.resource(resourceTypes.configMaps, 'default').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'retried' } });
+      // refused first (the place is taken), then sent again one second later, after the place is free
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(await held.finish(), 201);
+      assert.equal((await created).metadata.name, 'retried');
+    } finally {
+      client.close();
     }
   });
 });

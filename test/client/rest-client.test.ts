@@ -84,7 +84,7 @@ test('should surface Status errors with code, reason, message and Retry-After', 
   const client = await adminClient();
   api.setHandler((req, res) => {
     if (req.url.includes('missing')) json(res, 404, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "missing" not found', reason: 'NotFound', details: { name: 'missing', kind: 'configmaps' }, code: 404 });
-    else if (req.url.includes('busy')) json(res, 429, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'slow down', reason: 'TooManyRequests', code: 429 }, { 'Retry-After': '4' });
+    else if (req.url.includes('busy')) json(res, 429, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'slow down', reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: 4 } });
     else {
       res.writeHead(502, { 'Content-Type': 'text/plain' });
       res.end('bad gateway');
@@ -97,6 +97,7 @@ test('should surface Status errors with code, reason, message and Retry-After', 
   assert.equal(e1.reason, 'NotFound');
   assert.ok(isNotFound(e1));
   assert.equal(e1.status.details?.name, 'missing');
+  // without a Retry-After header the client does not wait and send it again: the caller gets the 429
   const e2 = await cms.get('busy').catch((e: unknown) => e);
   assert.ok(e2 instanceof ApiStatusError && e2.code === 429 && e2.retryAfterSeconds === 4);
   const e3 = await cms.get('other').catch((e: unknown) => e);
