@@ -5,7 +5,9 @@
 //
 // Every identity the server admits, a bootstrap-token holder included, can keep requests open
 // (a slow request body, a list read slowly, a write waiting for its commit), up to 1,000 per HTTP/2
-// connection: this bounds what all of them together hold in the server's memory.
+// connection: this bounds what all of them together hold in the server's memory. So that one
+// identity holding requests open cannot take every place and lock the others out (the agents, the
+// hub's controllers), one user holds at most half of each limit; the rest stays for everyone else.
 
 import type { ServerResponse } from 'node:http';
 import type { UserInfo } from '../pipeline.js';
@@ -40,19 +42,27 @@ export function createInflightLimiter(limits: Readonly<InflightLimits>): Infligh
   }
   let readOnly = 0;
   let mutating = 0;
+  /** Places held per user and kind (`r:<user>` / `m:<user>`); entries leave at zero. */
+  const byUser = new Map<string, number>();
   return {
     admit(verb, user, res) {
       if (verb === 'watch' || user.groups.includes(EXEMPT_GROUP)) return undefined;
       const isMutating = !READ_ONLY_VERBS.has(verb);
       const cap = isMutating ? limits.maxMutatingRequestsInflight : limits.maxRequestsInflight;
       const current = isMutating ? mutating : readOnly;
-      if (cap > 0 && current >= cap) return errors.tooManyRequests();
+      const userKey = `${isMutating ? 'm' : 'r'}:${user.username}`;
+      const held = byUser.get(userKey) ?? 0;
+      if (cap > 0 && (current >= cap || held >= Math.ceil(cap / 2))) return errors.tooManyRequests();
       if (isMutating) mutating++;
       else readOnly++;
+      byUser.set(userKey, held + 1);
       // 'close' fires once for every response: when it has been sent, or when the client went away.
       res.once('close', () => {
         if (isMutating) mutating--;
         else readOnly--;
+        const left = (byUser.get(userKey) ?? 1) - 1;
+        if (left > 0) byUser.set(userKey, left);
+        else byUser.delete(userKey);
       });
       return undefined;
     },
