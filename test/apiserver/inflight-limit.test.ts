@@ -35,40 +35,65 @@ describe('apiserver in-flight limits', () => {
     await srv.stop();
   });
 
-  /** A create as alice whose body is sent in two parts: the request is in flight until `finish()`. */
-  function slowCreate(name: string): { finish: () => Promise<number> } {
+  interface Held {
+    /** Sends the rest of the body; resolves with the answer's status. */
+    finish(): Promise<number>;
+    /** Whether the server has already answered (it refused the request). */
+    answered(): boolean;
+  }
+
+  /** A create as alice whose body is sent in two parts; resolves once its first part is on the wire. */
+  function slowCreate(name: string): Promise<Held> {
     const dec = (v: string | undefined): string => Buffer.from(v ?? '', 'base64').toString('utf8');
     const user = srv.kubeConfig.getCurrentUser();
     const body = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }));
-    let held: ClientRequest | undefined;
-    const answered = new Promise<IncomingMessage>((resolve, reject) => {
-      const req: ClientRequest = request({
-        host: '127.0.0.1', port: srv.port, method: 'POST', path: '/api/v1/namespaces/default/configmaps',
-        ca: dec(srv.kubeConfig.getCurrentCluster()?.caData), cert: dec(user?.certData), key: dec(user?.keyData),
-        headers: { ...AS_ALICE, 'content-type': 'application/json', 'content-length': String(body.length) },
-      }, resolve);
-      req.on('error', reject);
-      req.write(body.subarray(0, 10));
-      held = req;
+    let res: IncomingMessage | undefined;
+    const req: ClientRequest = request({
+      host: '127.0.0.1', port: srv.port, method: 'POST', path: '/api/v1/namespaces/default/configmaps',
+      ca: dec(srv.kubeConfig.getCurrentCluster()?.caData), cert: dec(user?.certData), key: dec(user?.keyData),
+      headers: { ...AS_ALICE, 'content-type': 'application/json', 'content-length': String(body.length) },
     });
-    return {
-      finish: async () => {
-        held!.end(body.subarray(10));
-        const res = await answered;
-        res.resume();
-        return res.statusCode ?? 0;
-      },
-    };
+    const response = new Promise<IncomingMessage>((resolve, reject) => {
+      req.on('response', (r: IncomingMessage) => {
+        res = r;
+        resolve(r);
+      });
+      req.on('error', reject);
+    });
+    return new Promise((sent) => {
+      req.write(body.subarray(0, 10), () => sent({
+        answered: () => res !== undefined,
+        finish: async () => {
+          req.end(body.subarray(10));
+          const r = await response;
+          r.resume();
+          return r.statusCode ?? 0;
+        },
+      }));
+    });
+  }
+
+  /**
+   * Holds alice's place with a slow create, and returns it with the 429 of a create made while it
+   * is held. The server counts the slow create once its headers are in, which on a busy machine can
+   * take a while; and if a probing create holds the place at that moment, the slow create itself is
+   * the one refused, so it is started again.
+   */
+  async function holdPlace(prefix: string): Promise<{ held: Held; refused: Awaited<ReturnType<RawClient['request']>> }> {
+    const deadline = Date.now() + 30_000;
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      const held = await slowCreate(`${prefix}-held-${attempt}`);
+      for (let i = 0; !held.answered() && Date.now() < deadline; i++) {
+        const r = await admin.request('POST', '/api/v1/namespaces/default/configmaps', { headers: AS_ALICE, body: { metadata: { name: `${prefix}-${attempt}-${i}` } } });
+        if (r.status === 429 && !held.answered()) return { held, refused: r };
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    throw new Error('the slow create never held a place');
   }
 
   it('should answer 429 with Retry-After to one request more than the limit, and serve it again once a place is free', async () => {
-    const held = slowCreate('held');
-    // the server counts the request once its headers are in; wait until a second one is refused
-    let refused = await admin.request('POST', '/api/v1/namespaces/default/configmaps', { headers: AS_ALICE, body: { metadata: { name: 'second' } } });
-    for (let i = 0; i < 50 && refused.status !== 429; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      refused = await admin.request('POST', '/api/v1/namespaces/default/configmaps', { headers: AS_ALICE, body: { metadata: { name: `second-${i}` } } });
-    }
+    const { held, refused } = await holdPlace('first');
     assert.equal(refused.status, 429);
     assert.equal(refused.headers['retry-after'], '1');
     assert.equal(refused.json.kind, 'Status');
@@ -98,15 +123,24 @@ describe('apiserver in-flight limits', () => {
       // with a limit of one, a place not freed would refuse the next request
       for (let i = 0; i < 20; i++) {
         const method = i % 2 === 0 ? 'GET' : 'POST';
-        const status = await new Promise<number>((resolve, reject) => {
+        const send = (): Promise<number> => new Promise<number>((resolve, reject) => {
           const stream = session.request({
             ':method': method, ':path': '/api/v1/namespaces/default/configmaps', 'impersonate-user': 'alice', 'content-type': 'application/json',
           });
-          stream.on('response', (h) => resolve(Number(h[':status'])));
+          let status = 0;
+          stream.on('response', (h) => (status = Number(h[':status'])));
+          stream.on('close', () => resolve(status));
           stream.on('error', reject);
           stream.resume();
           stream.end(method === 'POST' ? JSON.stringify({ metadata: { name: `h2-${i}` } }) : undefined);
         });
+        // the server frees the place when it sees the stream close, which may come just after the
+        // client does: a 429 is tried again for a while, a place never freed stays refused
+        let status = await send();
+        for (let t = 0; t < 100 && status === 429; t++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          status = await send();
+        }
         assert.equal(status, method === 'GET' ? 200 : 201, `${method} #${i}`);
       }
     } finally {
@@ -122,13 +156,7 @@ describe('apiserver in-flight limits', () => {
       contextName: 'test', impersonate: { user: 'alice' },
     });
     try {
-      const held = slowCreate('held-again');
-      // the held create is in flight once another create is refused
-      for (let i = 0; i < 50; i++) {
-        const r = await admin.request('POST', '/api/v1/namespaces/default/configmaps', { headers: AS_ALICE, body: { metadata: { name: `probe-${i}` } } });
-        if (r.status === 429) break;
-        await new Promise((r2) => setTimeout(r2, 20));
-      }
+      const { held } = await holdPlace('again');
       const created = client.resource(resourceTypes.configMaps, 'default').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'retried' } });
       // refused first (the place is taken), then sent again one second later, after the place is free
       await new Promise((r) => setTimeout(r, 200));
