@@ -7,6 +7,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY manifests ./manifests
+# The build's steps after tsc (the dashboard page, the agent bundle), run by npm ci's prepare.
+COPY scripts ./scripts
 RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -6,15 +6,24 @@
 // memory should not pay for the hub, the API server or the certificate library it never uses. The
 // agent does not even load commander when its flags parse without it (./agent-flag-parser.ts):
 // commander's sources would stay in its heap for life; a mistake or --help still goes to commander.
+// That path runs from the build's minified bundle of the agent (./agent-fast-path.ts), a few files
+// instead of ~130 modules.
 
 // First: V8 flags that must hold before anything else runs.
 import './v8-flags.js';
+import { createRequire } from 'node:module';
+import type * as Fs from 'node:fs';
 import type { Command, CommanderError } from 'commander';
+import type * as AgentFastPath from './agent-fast-path.js';
 import { CliUsageError } from './usage-error.js';
 import { rewriteRegistrationArgs } from './registration-aliases.js';
 import { errorMessage } from '../util/errors.js';
 
 type Register = (program: Command) => void;
+
+// node:fs through require(): importing it builds an ES facade that reads every export, which loads
+// fs/promises and its dependencies into every process, the agent's included, for life.
+const { statSync } = createRequire(import.meta.url)('node:fs') as typeof Fs;
 
 /** Each subcommand's module, loaded on demand; in the order `--help` lists them. */
 const SUBCOMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Register>]> = [
@@ -50,16 +59,26 @@ function subcommandsFor(argv: readonly string[]): ReadonlyArray<readonly [string
 }
 
 /**
+ * The commander-free agent entry: the build's bundle of it when present and built after the module
+ * itself (a later `tsc` alone leaves the bundle stale), else the module.
+ */
+async function loadAgentFastPath(): Promise<typeof AgentFastPath> {
+  const bundle = new URL('./agent-bundle/agent-fast-path.js', import.meta.url);
+  const source = new URL('./agent-fast-path.js', import.meta.url);
+  try {
+    if (statSync(bundle).mtimeMs >= statSync(source).mtimeMs) return (await import(bundle.href)) as typeof AgentFastPath;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return import('./agent-fast-path.js');
+}
+
+/**
  * `agent` without commander: runs the agent and returns true when the commander-free parser accepts
  * `args`; false leaves them to commander, which reports what is wrong with them (or prints help).
  */
 async function runAgentWithoutCommander(args: readonly string[]): Promise<boolean> {
-  const { parseAgentFlags } = await import('./agent-flag-parser.js');
-  const raw = parseAgentFlags(args);
-  if (raw === undefined) return false;
-  const { runAgentFromFlags } = await import('./agent-run.js');
-  await runAgentFromFlags(raw);
-  return true;
+  return (await loadAgentFastPath()).runAgentWithoutCommander(args);
 }
 
 export async function main(argv: string[]): Promise<number> {
