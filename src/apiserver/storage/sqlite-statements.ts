@@ -23,6 +23,25 @@ export interface ReplayRow {
 
 type Range = { lo: string; hi: string; after: string };
 
+interface ReplayParams {
+  after: number;
+  upTo: number;
+  lo: string;
+  hi: string;
+  limit: number;
+}
+
+const NEEDLE_FILTER = 'AND (instr(r.value, @needle) > 0 OR instr(p.value, @needle) > 0)';
+
+/** Log rows with after < rev <= upTo and lo <= key < hi in revision order, with the previous value. */
+function replaySql(indexed: string, filter: string): string {
+  return `SELECT r.rev AS rev, r.key AS key, r.op AS op, r.value AS value, p.value AS prev_value
+            FROM revisions r ${indexed} LEFT JOIN revisions p ON p.rev = r.prev_rev AND r.op != 'ADDED'
+           WHERE r.rev > @after AND r.rev <= @upTo AND r.key >= @lo AND r.key < @hi ${filter}
+           ORDER BY r.rev
+           LIMIT @limit`;
+}
+
 export function prepareStatements(db: Database.Database) {
   return {
     sequence: db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'revisions'").pluck(),
@@ -71,23 +90,19 @@ export function prepareStatements(db: Database.Database) {
          ) WHERE op != 'DELETED'`,
       )
       .pluck(),
-    replay: db.prepare<{ after: number; upTo: number; lo: string; hi: string; limit: number }, ReplayRow>(
-      `SELECT r.rev AS rev, r.key AS key, r.op AS op, r.value AS value, p.value AS prev_value
-         FROM revisions r LEFT JOIN revisions p ON p.rev = r.prev_rev AND r.op != 'ADDED'
-        WHERE r.rev > @after AND r.rev <= @upTo AND r.key >= @lo AND r.key < @hi
-        ORDER BY r.rev
-        LIMIT @limit`,
-    ),
+    // Replay reads by revision: the log rows in (after, upTo] in order, those outside the key range
+    // skipped. Suits a range that most writes fall in (a resource type); for a narrow one see
+    // replayNarrow below.
+    replay: db.prepare<ReplayParams, ReplayRow>(replaySql('', '')),
     // The same, keeping only rows whose object or previous object holds `needle` (a label's JSON
     // text): the others are skipped inside SQLite, never copied out.
-    replayHolding: db.prepare<{ after: number; upTo: number; lo: string; hi: string; limit: number; needle: string }, ReplayRow>(
-      `SELECT r.rev AS rev, r.key AS key, r.op AS op, r.value AS value, p.value AS prev_value
-         FROM revisions r LEFT JOIN revisions p ON p.rev = r.prev_rev AND r.op != 'ADDED'
-        WHERE r.rev > @after AND r.rev <= @upTo AND r.key >= @lo AND r.key < @hi
-          AND (instr(r.value, @needle) > 0 OR instr(p.value, @needle) > 0)
-        ORDER BY r.rev
-        LIMIT @limit`,
-    ),
+    replayHolding: db.prepare<ReplayParams & { needle: string }, ReplayRow>(replaySql('', NEEDLE_FILTER)),
+    // Replay of a narrow key range (one object, one namespace) through the key index: the history of
+    // those keys only, its revisions read from the index entries (which hold the rowid) before any
+    // row is fetched, then sorted. A watch of one object resumed after a busy minute otherwise reads
+    // every row the whole store wrote in that minute (thousands of agents resume theirs).
+    replayNarrow: db.prepare<ReplayParams, ReplayRow>(replaySql('INDEXED BY revisions_key_prev', '')),
+    replayNarrowHolding: db.prepare<ReplayParams & { needle: string }, ReplayRow>(replaySql('INDEXED BY revisions_key_prev', NEEDLE_FILTER)),
     /** Newest retained revision written at or before the cutoff (rows' created_ms never decrease). */
     newestBefore: db
       .prepare<{ cutoff: number; above: number }, number>(

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '../../api/meta.js';
-import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+import { isNarrowPrefix, openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 import type { Store, StoreEvent } from './types.js';
 import { waitFor } from '../../../test/helpers/wait-for.js';
 
@@ -232,4 +232,53 @@ test('should replay history for a label-hinted watch with only the rows whose ob
     ]);
     assert.ok(!hinted.some(([, k]) => k.includes('other')), 'rows of other labels never parsed into events');
   }
+});
+
+test('should replay a narrow prefix (one object, one namespace) through the key index with the events a wide replay gives it', async (t) => {
+  assert.equal(isNarrowPrefix('/core/configmaps/'), false);
+  assert.equal(isNarrowPrefix(''), false);
+  assert.equal(isNarrowPrefix('/core/configmaps/ns1/'), true);
+  assert.equal(isNarrowPrefix('/core/configmaps/ns1/a'), true);
+  assert.equal(isNarrowPrefix('/cluster.open-cluster-management.io/managedclusters//c1'), true);
+  const s = open(t, { watchReplayPageSize: 3 });
+  s.create('/core/configmaps/ns1/a', cm('ns1', 'a', 'x')); // before the watches' revision: not replayed
+  const start = s.currentRevision();
+  // ns1/a's history interleaved with other keys that share its prefix's neighbours (ns1/ab, ns10/a)
+  for (let i = 0; i < 12; i++) {
+    s.update('/core/configmaps/ns1/a', cm('ns1', 'a', i % 2 === 0 ? 'x' : 'y'));
+    s.create(`/core/configmaps/ns10/o${i}`, cm('ns10', `o${i}`, 'x'));
+    if (i === 3) s.create('/core/configmaps/ns1/ab', cm('ns1', 'ab', 'x'));
+    if (i === 5) {
+      s.delete('/core/configmaps/ns1/a');
+      s.create('/core/configmaps/ns1/a', cm('ns1', 'a', 'x'));
+    }
+    s.create(`/core/secrets/ns1/s${i}`, cm('ns1', `s${i}`, 'x'));
+  }
+  s.delete('/core/configmaps/ns1/ab');
+  // durable first: the watches then replay all of it from the log (nothing arrives live)
+  await s.whenDurable(s.currentRevision());
+  const collect = (prefix: string, hints?: { label: { key: string; values: string[] } }): { events: StoreEvent[]; close: () => void } => {
+    const events: StoreEvent[] = [];
+    const w = s.watch(prefix, { fromRevision: start, ...(hints ? { hints } : {}), onEvent: (ev) => void events.push(ev) });
+    return { events, close: () => w.close() };
+  };
+  const wide = collect('/core/configmaps/');
+  const wideX = collect('/core/configmaps/', { label: { key: 'v', values: ['x'] } });
+  const key = collect('/core/configmaps/ns1/a');
+  const ns = collect('/core/configmaps/ns1/');
+  const nsX = collect('/core/configmaps/ns1/', { label: { key: 'v', values: ['x'] } });
+  t.after(() => [wide, wideX, key, ns, nsX].forEach((w) => w.close()));
+  const end = s.currentRevision();
+  const under = (p: string) => (e: StoreEvent): boolean => (p.endsWith('/') ? e.key.startsWith(p) : e.key === p);
+  // every replay has reached the last write under its prefix
+  await waitFor(() => wide.events.at(-1)?.revision === end && ns.events.at(-1)?.revision === end && nsX.events.at(-1)?.revision === end);
+  await waitFor(() => key.events.at(-1)?.revision === wide.events.filter(under('/core/configmaps/ns1/a')).at(-1)?.revision);
+  assert.ok(key.events.length > 6, 'several pages of one key');
+  assert.deepEqual(key.events, wide.events.filter(under('/core/configmaps/ns1/a')));
+  assert.deepEqual(ns.events, wide.events.filter(under('/core/configmaps/ns1/')));
+  assert.deepEqual(nsX.events, wideX.events.filter(under('/core/configmaps/ns1/')));
+  assert.ok(nsX.events.length < ns.events.length, 'the label filter applies to the narrow replay');
+  assert.ok(key.events.every((e) => e.revision > start && e.revision <= end));
+  const del = key.events.find((e) => e.type === 'DELETED')!;
+  assert.equal(del.prevObject?.metadata.name, 'a', 'the previous object is joined in');
 });

@@ -126,6 +126,17 @@ function labelNeedles(hints: SelectorHints | undefined): string[] | undefined {
   return label.values.map((v) => `${JSON.stringify(label.key)}:${JSON.stringify(v)}`);
 }
 
+/**
+ * A prefix narrower than a resource type: one object (a full key) or one namespace
+ * (`/<group>/<resource>/<namespace>/`). Its history is small next to the log, so its replay reads
+ * through the key index; a whole resource type's replay reads the log in revision order.
+ */
+export function isNarrowPrefix(prefix: string): boolean {
+  if (prefix === '') return false;
+  if (!prefix.endsWith('/')) return true;
+  return prefix.split('/').length > 4;
+}
+
 function parse(json: string): KubeObject {
   return JSON.parse(json) as KubeObject;
 }
@@ -195,9 +206,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const needles = labelNeedles(hints);
       // One label value (the usual hint): SQLite drops the other rows itself; the page then holds
       // only candidates, and a short page still means the range is exhausted.
+      const narrow = isNarrowPrefix(prefix);
       const rows = needles?.length === 1
-        ? st.replayHolding.all({ after, upTo, lo, hi, limit, needle: needles[0]! })
-        : st.replay.all({ after, upTo, lo, hi, limit });
+        ? (narrow ? st.replayNarrowHolding : st.replayHolding).all({ after, upTo, lo, hi, limit, needle: needles[0]! })
+        : (narrow ? st.replayNarrow : st.replay).all({ after, upTo, lo, hi, limit });
       const holds = (json: string | null): boolean => json !== null && (needles === undefined || needles.some((n) => json.includes(n)));
       const events: StoreEvent[] = [];
       for (const r of rows) if (holds(r.value) || holds(r.prev_value)) events.push(toEvent(r));
