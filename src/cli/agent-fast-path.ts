@@ -1,5 +1,5 @@
 // `ocm-ts agent` without commander: the flags parsed by Node's util.parseArgs and the agent run. The
-// build also bundles this module, with everything the agent loads, into one minified file
+// build also bundles this module, with everything the agent loads, into a few minified files
 // (dist/cli/agent-bundle/, by scripts/build-agent-bundle.mjs) that main.ts prefers: a few modules
 // instead of ~130, with smaller source strings and Node's built-ins required rather than imported,
 // keep ~1.9 MiB less in the agent's memory for its life (bench/agent.ts: 51.3 -> 49.4 MiB RSS).

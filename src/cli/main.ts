@@ -73,20 +73,13 @@ async function loadAgentFastPath(): Promise<typeof AgentFastPath> {
   return import('./agent-fast-path.js');
 }
 
-/**
- * `agent` without commander: runs the agent and returns true when the commander-free parser accepts
- * `args`; false leaves them to commander, which reports what is wrong with them (or prints help).
- */
-async function runAgentWithoutCommander(args: readonly string[]): Promise<boolean> {
-  return (await loadAgentFastPath()).runAgentWithoutCommander(args);
-}
-
 export async function main(argv: string[]): Promise<number> {
   // Set once commander is loaded: an error can be commander's only after that.
   let commanderError: typeof CommanderError | undefined;
   try {
     const args = rewriteRegistrationArgs(argv);
-    if (args[0] === 'agent' && (await runAgentWithoutCommander(args.slice(1)))) return 0;
+    // `agent` without commander when its flags parse without it; otherwise commander reports them.
+    if (args[0] === 'agent' && (await (await loadAgentFastPath()).runAgentWithoutCommander(args.slice(1)))) return 0;
     const { Command, CommanderError } = await import('commander');
     commanderError = CommanderError;
     const program = new Command('ocm-ts')
