@@ -25,7 +25,7 @@ import { decodeWatchStream } from './watch-decoder.js';
 import { createStaleWriteGuard, versionOf, type ObjectRef } from './stale-writes.js';
 import { bucketRateLimiter } from './rate-limiter.js';
 import { retryAfterTransport } from './retry-after.js';
-import { realClock } from '../util/clock.js';
+import { monotonicMs, realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface KubeClientOptions {
@@ -141,12 +141,12 @@ class RestClient implements KubeClient {
 
   async request<R = unknown>(method: string, path: string, body?: unknown, opts: CallOptions & { contentType?: string } = {}): Promise<R> {
     const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    const started = performance.now();
+    const started = monotonicMs();
     const res = await this.transport.send({ method, path, body: text, contentType: opts.contentType, signal: opts.signal });
     const answer = await readBody(res, `${method} ${path}`);
     const code = res.statusCode;
     // One line per round trip (debug and trace levels): counting them shows where a flow waits.
-    this.log.debug('http', { method, path, code, durationMs: performance.now() - started, connection: connectionOf(res) });
+    this.log.debug('http', { method, path, code, durationMs: monotonicMs() - started, connection: connectionOf(res) });
     if (code < 200 || code > 299) throw statusErrorFrom(res, answer);
     if (answer === '') return undefined as R;
     try {
@@ -165,9 +165,9 @@ class RestClient implements KubeClient {
 
   /** Opens a streaming GET; throws ApiStatusError on non-200. */
   async stream(path: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
-    const started = performance.now();
+    const started = monotonicMs();
     const res = await this.transport.send({ method: 'GET', path, signal, timeoutMs: 0 });
-    this.log.debug('http watch opened', { path, code: res.statusCode, durationMs: performance.now() - started, connection: connectionOf(res) });
+    this.log.debug('http watch opened', { path, code: res.statusCode, durationMs: monotonicMs() - started, connection: connectionOf(res) });
     if (res.statusCode !== 200) throw statusErrorFrom(res, await readBody(res, `GET ${path}`));
     return res;
   }

@@ -7,6 +7,15 @@ export interface Clock {
   setTimeout(fn: () => void, ms: number): { cancel(): void };
 }
 
+/**
+ * Milliseconds on a monotonic clock, for durations. Same clock as performance.now(), without the
+ * `performance` global, whose first use loads eight of Node's modules (~0.3 MiB of an agent's RSS).
+ */
+export function monotonicMs(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+}
+
 export const realClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
