@@ -59,21 +59,30 @@ function credentials(kubeconfigPath: string): { ca: string; cert: string; key: s
 }
 
 const MARKER = Buffer.from('"name":"w-');
+/** Longest tail of a chunk that can hold the start of a marker and name completed by the next chunk. */
+const CARRY = MARKER.length + 16;
 
 /**
- * A chunk handler that records [name, epochMs] for every watched object's name in the chunk. An
- * event's marker is never split in practice (one small event per chunk); a split one is ignored.
+ * A chunk handler for one stream that records [name, epochMs] for every watched object's name it
+ * reads. A chunk can end inside an event (a socket read ends mid-frame), so the tail of each chunk is
+ * kept and searched again with the next one: a name is recorded once, when its closing quote arrives.
  */
 function recordArrivals(arrivals: [string, number][]): (chunk: Buffer) => void {
+  let carry: Buffer | undefined;
   return (chunk) => {
     const at = performance.timeOrigin + performance.now();
-    let k = chunk.indexOf(MARKER);
+    const kept = carry?.length ?? 0;
+    const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+    let k = buf.indexOf(MARKER);
     while (k >= 0) {
       const from = k + MARKER.length;
-      const to = chunk.indexOf(0x22, from);
-      if (to > from) arrivals.push([`w-${chunk.toString('latin1', from, to)}`, at]);
-      k = chunk.indexOf(MARKER, from);
+      const to = buf.indexOf(0x22, from);
+      if (to < 0) break;
+      // a closing quote inside the carried tail was read, and recorded, with the previous chunk
+      if (to >= kept && to > from) arrivals.push([`w-${buf.toString('latin1', from, to)}`, at]);
+      k = buf.indexOf(MARKER, from);
     }
+    carry = Buffer.from(buf.subarray(Math.max(0, buf.length - CARRY)));
   };
 }
 
@@ -91,7 +100,6 @@ async function run(start: Start): Promise<void> {
   const url = new URL(start.url);
   const creds = credentials(start.kubeconfig);
   const arrivals: [string, number][] = [];
-  const onData = recordArrivals(arrivals);
   const get = Buffer.from(`GET ${start.path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: application/json\r\n\r\n`, 'latin1');
   let session: Buffer | undefined;
   const open = (): Promise<TLSSocket> => new Promise((resolve, reject) => {
@@ -108,7 +116,7 @@ async function run(start: Start): Promise<void> {
   for (let i = 0; i < start.watchers; i += 50) {
     const batch = await Promise.all(Array.from({ length: Math.min(50, start.watchers - i) }, open));
     for (const sock of batch) {
-      sock.on('data', onData);
+      sock.on('data', recordArrivals(arrivals));
       sock.on('error', () => undefined);
       streams.push(sock);
     }
@@ -154,14 +162,13 @@ async function runHttp2(start: StartHttp2): Promise<void> {
   const url = new URL(start.url);
   const creds = credentials(start.kubeconfig);
   const arrivals: [string, number][] = [];
-  const onData = recordArrivals(arrivals);
   const perSession = Math.max(1, start.streamsPerSession);
   const sessions: ClientHttp2Session[] = [];
   for (let i = 0; i < start.watchers; i += perSession) sessions.push(await openSession(url, creds));
   // opened in batches of 50, as the HTTP/1.1 role does; each session is filled in turn
   for (let i = 0; i < start.watchers; i += 50) {
     await Promise.all(Array.from({ length: Math.min(50, start.watchers - i) }, (_, j) =>
-      openStream(sessions[Math.floor((i + j) / perSession)]!, start.path, onData)));
+      openStream(sessions[Math.floor((i + j) / perSession)]!, start.path, recordArrivals(arrivals))));
   }
   readyThenReport(arrivals, () => sessions.forEach((s) => s.destroy()));
 }

@@ -24,6 +24,7 @@ import { defaultConnectionLimits } from '../src/apiserver/http/connection-limits
 import type { Store } from '../src/apiserver/storage/types.js';
 import { nullLogger } from '../src/util/logger.js';
 import { benchStorage, formatStorage, type StorageBenchResult } from './apiserver-storage.js';
+import { measureHttp2Floor, type Http2FloorResult } from './http2-floor.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -81,12 +82,12 @@ interface WatcherChild {
 type WatchTransport = { protocol: 'http1' } | { protocol: 'http2'; streamsPerSession: number };
 
 /** Spreads `n` watches over `processes` child processes; resolves once all are open. */
-async function startWatcherProcesses(server: EmbeddedApiServer, path: string, n: number, processes: number, transport: WatchTransport): Promise<WatcherChild> {
+async function startWatcherProcesses(target: WatchTarget, n: number, processes: number, transport: WatchTransport): Promise<WatcherChild> {
   const children: WatcherChild[] = [];
   try {
     for (let i = 0; i < processes; i++) {
       const share = Math.floor(n / processes) + (i < n % processes ? 1 : 0);
-      children.push(await startWatchers(server, path, share, transport));
+      children.push(await startWatchers(target, share, transport));
     }
   } catch (err) {
     for (const c of children) c.kill();
@@ -98,8 +99,15 @@ async function startWatcherProcesses(server: EmbeddedApiServer, path: string, n:
   };
 }
 
-/** Starts bench/apiserver-client.ts with `n` watches on `path`; resolves once all are open. */
-function startWatchers(server: EmbeddedApiServer, path: string, n: number, transport: WatchTransport): Promise<WatcherChild> {
+/** Where the receiving process opens its watches, with the admin kubeconfig's credentials. */
+interface WatchTarget {
+  url: string;
+  kubeconfig: string;
+  path: string;
+}
+
+/** Starts bench/apiserver-client.ts with `n` watches on the target; resolves once all are open. */
+function startWatchers(target: WatchTarget, n: number, transport: WatchTransport): Promise<WatcherChild> {
   const child = forkClient();
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null): void => reject(new Error(`watcher process exited early (${String(code)})`));
@@ -114,7 +122,7 @@ function startWatchers(server: EmbeddedApiServer, path: string, n: number, trans
         kill: () => child.kill(),
       });
     });
-    const start = { url: server.url, kubeconfig: server.adminKubeconfigPath, path, watchers: n };
+    const start = { ...target, watchers: n };
     child.send(transport.protocol === 'http1'
       ? { role: 'watch', ...start }
       : { role: 'watch-h2', ...start, streamsPerSession: transport.streamsPerSession });
@@ -202,8 +210,11 @@ export interface WatchDeliveryResult {
   serverP99Ms: number;
   /** Events the server side was timed for. */
   serverEvents: number;
-  /** Commit → the first watcher's onEvent (the fsync), median. */
+  /** Commit → the fan-out's start (the fsync), median. */
   fanOutStartP50Ms: number;
+  /** The fan-out's start → its last socket write, per event: the part the HTTP/2 floor is compared with. */
+  fanOutP50Ms: number;
+  fanOutP99Ms: number;
   /** POST sent → arrival, which adds the request's own path. */
   postP50Ms: number;
   postP99Ms: number;
@@ -232,7 +243,7 @@ async function measureWatch(p: WatchPhase): Promise<WatchDeliveryResult> {
   try {
     await send(writers, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
     const path = `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${server.store.currentRevision()}`;
-    watcherChild = await startWatcherProcesses(server, path, watchers, p.watcherProcesses, transport);
+    watcherChild = await startWatcherProcesses({ url: server.url, kubeconfig: server.adminKubeconfigPath, path }, watchers, p.watcherProcesses, transport);
     await new Promise((r) => setTimeout(r, 300));
     const sent = new Map<string, number>();
     const watchStarted = Date.now();
@@ -252,6 +263,7 @@ async function measureWatch(p: WatchPhase): Promise<WatchDeliveryResult> {
     const fromPost = finite(arrivals.map(([name, at]) => since(sent, name, at)));
     const fanOutStart = finite([...trace.fanOut].map(([name, f]) => since(trace.commitAt, name, f.first)));
     const lastWrite = finite([...trace.fanOut].map(([name, f]) => since(trace.commitAt, name, f.last)));
+    const fanOut = finite([...trace.fanOut.values()].map((f) => f.last - f.first));
     return {
       protocol: transport.protocol,
       connections: transport.protocol === 'http1' ? watchers : Math.ceil(watchers / p.watcherProcesses / transport.streamsPerSession) * p.watcherProcesses,
@@ -263,6 +275,8 @@ async function measureWatch(p: WatchPhase): Promise<WatchDeliveryResult> {
       serverP99Ms: round2(percentile(lastWrite, 99)),
       serverEvents: lastWrite.length,
       fanOutStartP50Ms: round2(percentile(fanOutStart, 50)),
+      fanOutP50Ms: round2(percentile(fanOut, 50)),
+      fanOutP99Ms: round2(percentile(fanOut, 99)),
       postP50Ms: round2(percentile(fromPost, 50)),
       postP99Ms: round2(percentile(fromPost, 99)),
       loadAverage1m: round2(loadavg()[0]!),
@@ -284,8 +298,16 @@ function formatWatch(w: WatchDeliveryResult, watchers: number, processes: number
     `watch delivery over ${carried}: ${watchers} watchers in ${processes} separate process${processes === 1 ? '' : 'es'}, ${w.writes} writes (${w.deliveries} deliveries of ${w.writes * watchers}); 1-minute load average ${w.loadAverage1m.toFixed(2)}\n` +
     `  commit -> delivered   p50 ${w.p50Ms} ms, p99 ${w.p99Ms} ms (target p99 <= ${WATCH_TARGET_P99_MS}: ${verdict(w.p99Ms)}; includes the fsync, the fan-out and the receiving process)\n` +
     `  server side           commit -> last socket write p50 ${w.serverP50Ms} ms, p99 ${w.serverP99Ms} ms (target p99 <= ${WATCH_TARGET_P99_MS}: ${verdict(w.serverP99Ms)}; per event, over ${w.serverEvents} events);\n` +
-    `                        commit -> fan-out start p50 ${w.fanOutStartP50Ms.toFixed(2)} ms (the fsync; the fan-out then takes the rest)\n` +
+    `                        commit -> fan-out start p50 ${w.fanOutStartP50Ms.toFixed(2)} ms (the fsync), fan-out start -> last socket write p50 ${w.fanOutP50Ms} ms, p99 ${w.fanOutP99Ms} ms\n` +
     `  POST sent -> delivered p50 ${w.postP50Ms.toFixed(2)} ms, p99 ${w.postP99Ms.toFixed(2)} ms (adds the request's own path)\n`
+  );
+}
+
+function formatFloor(f: Http2FloorResult, product: WatchDeliveryResult, watchers: number): string {
+  return (
+    `baseline, node:http2 alone: one prepared event line written to each of the same ${watchers} streams from one immediate (same receiving process, connections and TLS; no store, no watch code), ${f.writes} writes (${f.deliveries} deliveries)\n` +
+    `  first write -> last socket write p50 ${f.serverP50Ms} ms, p99 ${f.serverP99Ms} ms; first write -> delivered p50 ${f.deliveredP50Ms} ms, p99 ${f.deliveredP99Ms} ms\n` +
+    `  API server over HTTP/2 / node:http2 alone: fan-out (start -> last socket write) p50 ${(product.fanOutP50Ms / f.serverP50Ms).toFixed(2)}x, p99 ${(product.fanOutP99Ms / f.serverP99Ms).toFixed(2)}x\n`
   );
 }
 
@@ -299,6 +321,8 @@ export interface ApiserverBenchResult {
   /** The same watch phase over each protocol. */
   watchHttp1: WatchDeliveryResult;
   watchHttp2: WatchDeliveryResult;
+  /** node:http2 alone, same receiving process and streams: the HTTP/2 phase's baseline. */
+  http2Floor: Http2FloorResult;
   loadAverage1m: number;
 }
 
@@ -330,6 +354,14 @@ export async function benchApiserver(opts: {
     const phase = { server, writers, watchers, watchWrites, watcherProcesses };
     const watchHttp1 = await measureWatch({ ...phase, transport: { protocol: 'http1' } });
     const watchHttp2 = await measureWatch({ ...phase, transport: { protocol: 'http2', streamsPerSession } });
+    const http2Floor = await measureHttp2Floor({
+      key: server.pki.servingKeyPem,
+      cert: server.pki.servingCertPem,
+      watchers,
+      writes: watchWrites,
+      maxStreamsPerConnection: streamCap,
+      startWatchers: (target, n) => startWatcherProcesses({ ...target, kubeconfig: server.adminKubeconfigPath }, n, watcherProcesses, { protocol: 'http2', streamsPerSession }),
+    });
     const result: ApiserverBenchResult = {
       createsPerSec: Math.round(median(rates)),
       concurrency,
@@ -337,6 +369,7 @@ export async function benchApiserver(opts: {
       watchers,
       watchHttp1,
       watchHttp2,
+      http2Floor,
       loadAverage1m: round2(loadavg()[0]!),
     };
     const skipped = 'skipped (BENCH_APISERVER_WATCH_ONLY=1)\n';
@@ -349,7 +382,8 @@ export async function benchApiserver(opts: {
           `  HTTPS / group store   ${Math.round((result.createsPerSec / storage.group.store) * 100) / 100}\n`
         : `apiserver over HTTPS creates ${skipped}`) +
       formatWatch(watchHttp1, watchers, watcherProcesses, streamsPerSession) +
-      formatWatch(watchHttp2, watchers, watcherProcesses, streamsPerSession),
+      formatWatch(watchHttp2, watchers, watcherProcesses, streamsPerSession) +
+      formatFloor(http2Floor, watchHttp2, watchers),
     );
     return result;
   } finally {
