@@ -14,6 +14,7 @@ import { VERSION_INFO } from './discovery/discovery.js';
 import { handleRequest } from './http/handler.js';
 import type { HealthCheck } from './http/health.js';
 import { MAX_BODY_BYTES } from './http/body.js';
+import { createEncodeCache } from './http/output.js';
 import { guardConnections } from './http/connection-guard.js';
 import { trackHttp2Sessions } from './http/http2-sessions.js';
 import { resolveConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
@@ -146,7 +147,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     timings: { ...DEFAULT_TIMINGS, ...opts.timings },
     health,
     watches: new Set(),
-    encodeCache: new Map(),
+    encodeCache: createEncodeCache(),
     openapi: new OpenApiService(registry, { title: 'Kubernetes', version: VERSION_INFO.gitVersion }),
     serverAddress: () => `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`,
     random,

@@ -96,9 +96,18 @@ export async function sendList(res: ServerResponse, list: ListSource, o: OutputC
 
 /**
  * Per-server cache: stored object identity → encoded watch line per wire version and event type,
- * so one event is serialised, UTF-8 encoded and chunk-framed once for all its watchers.
+ * so one event is serialised, UTF-8 encoded and chunk-framed once for all its watchers. `last` is
+ * the line handed out most recently: an event's watchers ask for the same line one after another
+ * during its fan-out, so most lookups end there without touching the maps.
  */
-export type EncodeCache = Map<string, WeakMap<KubeObject, Map<WatchEventType, EncodedLine>>>;
+export interface EncodeCache {
+  byResource: Map<string, WeakMap<KubeObject, Map<WatchEventType, EncodedLine>>>;
+  last: { cacheKey: string; obj: KubeObject; type: WatchEventType; line: EncodedLine } | undefined;
+}
+
+export function createEncodeCache(): EncodeCache {
+  return { byResource: new Map(), last: undefined };
+}
 
 /** The line (newline included) and the same bytes as one HTTP/1.1 chunk, sharing one allocation. */
 function encoded(text: string): EncodedLine {
@@ -126,22 +135,25 @@ export function watchEncoder(o: OutputContext, cache: EncodeCache): WatchEncoder
         return lineOf(type, toTable([wire], { resourceVersion: wire.metadata.resourceVersion }, tableOptions(o, first)));
       }
       if (o.format.type === 'partial') return lineOf(type, toPartial(toWire(o.served, o.version, obj)));
-      let byObj = cache.get(cacheKey);
+      const last = cache.last;
+      if (last !== undefined && last.obj === obj && last.type === type && last.cacheKey === cacheKey) return last.line;
+      let byObj = cache.byResource.get(cacheKey);
       if (!byObj) {
         byObj = new WeakMap();
-        cache.set(cacheKey, byObj);
+        cache.byResource.set(cacheKey, byObj);
       }
       let byType = byObj.get(obj);
       if (!byType) {
         byType = new Map();
         byObj.set(obj, byType);
       }
-      let buf = byType.get(type);
-      if (buf === undefined) {
-        buf = encoded(`{"type":"${type}","object":${JSON.stringify(toWire(o.served, o.version, obj))}}\n`);
-        byType.set(type, buf);
+      let line = byType.get(type);
+      if (line === undefined) {
+        line = encoded(`{"type":"${type}","object":${JSON.stringify(toWire(o.served, o.version, obj))}}\n`);
+        byType.set(type, line);
       }
-      return buf;
+      cache.last = { cacheKey, obj, type, line };
+      return line;
     },
     bookmark(revision: number): KubeObject {
       return { kind: o.served.def.kind, apiVersion, metadata: { resourceVersion: String(revision) } };
