@@ -13,7 +13,8 @@
 // BENCH_FLEET_HUB_DOWN_S (default 60), BENCH_FLEET_JOIN_RATE (agents started per second; default all
 // at once), BENCH_FLEET_STORM_TIMEOUT_S (give up on the storm, default 1800), BENCH_FLEET_WORKERS (agent
 // worker processes; 0 = in the bench's process; default as `ocm-ts fleet`: 0 up to 1,000 clusters, else
-// enough for at most 2,500 agents each). Targets (10,000 clusters): storm ≤ 5 min; steady hub CPU ≤ 0.25 core, RSS ≤ 2 GiB, 1 write
+// enough for at most 2,500 agents each), BENCH_FLEET_HUB_NODE_ARGS (extra node flags for the hub, space-separated, e.g.
+// `--trace-gc` or `--cpu-prof --cpu-prof-dir=/tmp/prof`). Targets (10,000 clusters): storm ≤ 5 min; steady hub CPU ≤ 0.25 core, RSS ≤ 2 GiB, 1 write
 // per cluster per lease period, lease update p99 ≤ 50 ms; restart: 0 new CSRs, 0 re-bootstraps, all
 // Available within one lease period of the hub's return.
 
@@ -59,12 +60,13 @@ export async function benchFleet(): Promise<void> {
   const interrupt = (): void => stop.abort(new Error('interrupted'));
   process.once('SIGINT', interrupt);
   const cli = { script: MAIN, execArgv: MAIN.endsWith('.ts') ? ['--import', 'tsx'] : [] };
+  const hubNodeArgs = (process.env['BENCH_FLEET_HUB_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   say(`${clusters} clusters, ${leaseS} s leases, steady window ${steadyS} s, hub down ${downS} s, ${workers > 0 ? `${workers} agent worker processes` : 'agents in this process'}; ${cpus().length} cores, load average ${load()}`);
   const fleet = await startFleet(
     {
       clusters,
       namePrefix: 'bench-',
-      hub: { kind: 'local', dataDir: join(dir, 'hub'), cli, autoApproval: true },
+      hub: { kind: 'local', dataDir: join(dir, 'hub'), cli: { ...cli, execArgv: [...hubNodeArgs, ...cli.execArgv] }, autoApproval: true },
       workDir: join(dir, 'work'),
       // The spoke in its own process unless BENCH_FLEET_SPOKE=in-process: serving 1,000 agents' spoke requests
       // and health probes in the agents' own event loop starved the probes (Available=False).

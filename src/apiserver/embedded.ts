@@ -19,6 +19,7 @@ import type { BuiltinStrategyOverrides } from './registry/builtin-resources.js';
 import type { VirtualResource } from './registry/types.js';
 import { startApiServer } from './server.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
+import { StoreClosedError } from './storage/store-errors.js';
 import type { Store } from './storage/types.js';
 import { schemaOps } from './registry/schema-ops.js';
 import { csrExtensions } from './registry/csr-extensions.js';
@@ -130,12 +131,14 @@ export async function startEmbeddedApiServer(opts: EmbeddedApiServerOptions): Pr
     authorizer.start();
     const adminKubeconfigPath = await ensureAdminKubeconfig(opts.dataDir, server.url, pki, { clock });
     const interval = setInterval(() => {
-      try {
-        const removed = store.compact();
-        if (removed > 0) log.debug('compacted storage', { rows: removed });
-      } catch (err) {
-        log.error('compaction failed', { err });
-      }
+      store.compactInSteps().then(
+        (removed) => {
+          if (removed > 0) log.debug('compacted storage', { rows: removed });
+        },
+        (err: unknown) => {
+          if (!(err instanceof StoreClosedError)) log.error('compaction failed', { err });
+        },
+      );
     }, opts.compactIntervalMs ?? 60_000);
     interval.unref();
     stopCompactor = () => clearInterval(interval);

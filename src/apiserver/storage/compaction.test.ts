@@ -176,3 +176,99 @@ test('should never reuse a revision after compaction emptied the log', (t) => {
     s2.close();
   }
 });
+
+/** Five keys written five times each (revisions 1..25), old enough to compact; then one newer write (26). */
+async function history(s: Store, clock: ReturnType<typeof fakeClock>): Promise<void> {
+  for (let v = 0; v < 5; v++) {
+    for (const n of ['a', 'b', 'c', 'd', 'e']) {
+      if (v === 0) s.create(`/core/configmaps/ns/${n}`, cm(n, '0'));
+      else s.update(`/core/configmaps/ns/${n}`, cm(n, String(v)));
+    }
+  }
+  await s.flush();
+  clock.advance(61_000);
+  s.create('/core/configmaps/ns/f', cm('f', '0')); // 26
+  await s.flush();
+}
+
+/** Counts the turns of the event loop until `p` settles. */
+async function turnsUntil<T>(p: Promise<T>): Promise<{ value: T; turns: number }> {
+  let turns = 0;
+  let settled = false;
+  const tick = (): void => {
+    if (settled) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const value = await p;
+  settled = true;
+  return { value, turns };
+}
+
+test('should compact in steps, serving the event loop between them, with the floor raised before the first row goes', async (t) => {
+  const clock = fakeClock(1_000_000);
+  const { s } = openTemp(t, clock, 0);
+  await history(s, clock);
+  const run = s.compactInSteps();
+  // the floor is raised at once: reads and watches below it are refused while rows under it go
+  assert.equal(s.compactedRevision(), 25);
+  assert.throws(() => s.list('/core/configmaps/', { atRevision: 24 }), StoreCompactedError);
+  assert.throws(() => s.watch('/core/configmaps/', { fromRevision: 24, onEvent: () => undefined }), StoreCompactedError);
+  // a watch from the floor, opened midway, replays what follows it without a gap
+  const got: StoreEvent[] = [];
+  const w = s.watch('/core/configmaps/', { fromRevision: 25, onEvent: (ev) => void got.push(ev) });
+  t.after(() => w.close());
+  s.update('/core/configmaps/ns/a', cm('a', '5')); // 27, written while the run goes on
+  const { value: removed, turns } = await turnsUntil(run);
+  // 25 rows in transactions of 2: the run let the event loop turn between its transactions
+  assert.ok(turns >= 10, `the event loop turned ${turns} times during the run`);
+  assert.equal(removed, 20, 'each key keeps its newest row at the floor');
+  await waitFor(() => got.length === 2);
+  assert.deepEqual(got.map((e) => [e.type, e.revision]), [['ADDED', 26], ['MODIFIED', 27]]);
+  assert.equal(got[1]!.prevObject?.metadata.labels?.['v'], '4');
+  assert.deepEqual(s.list('/core/configmaps/', { atRevision: 25 }).items.map((i) => [i.key.slice(-1), i.revision]), [['a', 21], ['b', 22], ['c', 23], ['d', 24], ['e', 25]]);
+  assert.equal(s.getMeta('store.compact_done'), '25');
+});
+
+test('should share a compaction in progress, and let compact() finish it at once', async (t) => {
+  const clock = fakeClock(1_000_000);
+  const { s } = openTemp(t, clock, 0);
+  await history(s, clock);
+  const first = s.compactInSteps();
+  const second = s.compactInSteps();
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  // compact() runs what is left of the run in progress (nothing else is due)
+  const now = s.compact();
+  assert.equal(await first, 20);
+  assert.equal(await second, 20);
+  assert.ok(now > 0 && now < 20, `compact() removed the ${now} rows the run had not reached`);
+  assert.equal(s.compactedRevision(), 25);
+  assert.equal(await s.compactInSteps(), 0, 'nothing is due any more');
+});
+
+test('should leave a compaction cut short by close for the next open to finish', async (t) => {
+  const clock = fakeClock(1_000_000);
+  const dir = mkdtempSync(join(tmpdir(), 'ocm-compact-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'state.db');
+  const s = openSqliteStore({ path, clock, retention: { minRevisions: 0, minAgeMs: 60_000 }, compactionBatch: 2 });
+  await history(s, clock);
+  const run = s.compactInSteps();
+  await new Promise((r) => setImmediate(r));
+  s.close();
+  const cutShort = await run;
+  assert.ok(cutShort < 20, `${cutShort} rows removed before the close`);
+  const s2 = openSqliteStore({ path, clock, retention: { minRevisions: 0, minAgeMs: 60_000 }, compactionBatch: 2 });
+  try {
+    assert.equal(s2.compactedRevision(), 25, 'the floor was persisted by the run\'s first transaction');
+    // the rows left under the floor are unreadable; the next compaction due goes on from the cursor
+    clock.advance(61_000);
+    s2.update('/core/configmaps/ns/f', cm('f', '1')); // 27
+    assert.equal(await s2.compactInSteps(), 20 - cutShort);
+    assert.equal(s2.compactedRevision(), 26);
+    assert.deepEqual(s2.list('/core/configmaps/', { atRevision: 26 }).items.map((i) => i.revision), [21, 22, 23, 24, 25, 26]);
+  } finally {
+    s2.close();
+  }
+});

@@ -13,6 +13,10 @@
 // below `done` were handled by earlier runs, so each run costs O(rows written since the last run).
 // Two meta values make this crash-safe: the compacted revision (the readers' floor) is advanced in
 // the first transaction, before anything is deleted; the progress cursor `done` after each batch.
+// A run is a sequence of such bounded transactions: the periodic run yields to the event loop
+// between them, because the history a burst of writes leaves (a join storm of thousands of
+// clusters writes tens of thousands of rows) took seconds to delete in one go, during which no
+// request was served and lease renewals missed their deadlines.
 
 import type Database from 'better-sqlite3';
 import { realClock, type Clock } from '../../util/clock.js';
@@ -73,12 +77,21 @@ export interface CompactionRun {
   persistDone(done: number): void;
 }
 
-/** Delete the rows made removable by advancing the compacted revision to `run.target`. */
-export function runCompaction(db: Database.Database, st: CompactionStatements, run: CompactionRun): number {
+/** A compaction run as bounded transactions: each `step()` handles up to `batch` logged rows. */
+export interface CompactionSteps {
+  /** Runs the next transaction; false once the run is complete (and on every later call). */
+  step(): boolean;
+  /** Rows deleted so far. */
+  readonly removed: number;
+}
+
+/** The rows made removable by advancing the compacted revision to `run.target`, to delete step by step. */
+export function compactionSteps(db: Database.Database, st: CompactionStatements, run: CompactionRun): CompactionSteps {
   let cursor = run.done;
   let removed = 0;
   let first = true;
-  const step = db.transaction((): boolean => {
+  let complete = false;
+  const tx = db.transaction((): boolean => {
     if (first) run.persistTarget();
     first = false;
     const rows = st.scan.all({ cursor, target: run.target, batch: run.batch });
@@ -91,10 +104,16 @@ export function runCompaction(db: Database.Database, st: CompactionStatements, r
     run.persistDone(cursor);
     return more;
   });
-  while (step.immediate()) {
-    // each iteration is one bounded transaction
-  }
-  return removed;
+  return {
+    step() {
+      if (complete) return false;
+      complete = !tx.immediate();
+      return !complete;
+    },
+    get removed() {
+      return removed;
+    },
+  };
 }
 
 export interface CompactorOptions {
@@ -104,7 +123,7 @@ export interface CompactorOptions {
   log?: Logger;
 }
 
-/** Runs store.compact() every intervalMs until the signal aborts; resolves then. */
+/** Runs store.compactInSteps() every intervalMs until the signal aborts; resolves then. */
 export async function startCompactor(store: Store, opts: CompactorOptions): Promise<void> {
   const clock = opts.clock ?? realClock;
   while (!opts.signal.aborted) {
@@ -115,7 +134,7 @@ export async function startCompactor(store: Store, opts: CompactorOptions): Prom
     }
     if (opts.signal.aborted) return;
     try {
-      store.compact();
+      await store.compactInSteps();
     } catch (err) {
       if (err instanceof StoreClosedError) return;
       opts.log?.error('compaction failed', { err });

@@ -17,14 +17,16 @@
 // decides about "too large resource version" before calling). A list `filter` runs while the
 // SQLite cursor is open, so it must be a pure predicate (no store calls). A filtered list of the
 // current state whose hints pin a label reads only the objects carrying it, from the label index
-// (label-index.ts) kept by every write; a list at a past revision reads the log. `compact()` is
-// synchronous: its batches bound each transaction's size, not the time the event loop is held.
+// (label-index.ts) kept by every write; a list at a past revision reads the log. `compact()` runs a
+// whole compaction at once; `compactInSteps()`, the periodic one, runs one bounded transaction per
+// turn of the event loop. Both raise the compacted revision before the first row goes, so a read or
+// a watch that starts midway is refused below it rather than served a log with rows missing.
 
 import type { KubeObject } from '../../api/meta.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import { dirname } from 'node:path';
 import { nullLogger, type Logger } from '../../util/logger.js';
-import { compactionTarget, prepareCompaction, runCompaction } from './compaction.js';
+import { compactionSteps, compactionTarget, prepareCompaction, type CompactionSteps } from './compaction.js';
 import { keyRange } from './key-range.js';
 import { prepareLabelIndex, type LabelIndex } from './label-index.js';
 import { prepareStatements, type ObjectRow, type ReplayRow } from './sqlite-statements.js';
@@ -63,7 +65,7 @@ export interface SqliteStoreOptions {
   watchBufferLimit?: number;
   /** How long to wait for the file lock at open before failing (default 200 ms). */
   lockWaitMs?: number;
-  /** Rows per compaction transaction (default 1 000). */
+  /** Rows per compaction transaction (default 250: one transaction is what the periodic compaction holds the event loop for, ~5 ms). */
   compactionBatch?: number;
   /** Log rows a watch replay reads per step (default 500). */
   watchReplayPageSize?: number;
@@ -91,7 +93,7 @@ function validate(opts: SqliteStoreOptions): Required<Omit<SqliteStoreOptions, '
   if (!(Number.isFinite(retention.minAgeMs) && retention.minAgeMs >= 0)) problems.push('retention.minAgeMs must be >= 0');
   const watchBufferLimit = opts.watchBufferLimit ?? 10_000;
   if (!(Number.isInteger(watchBufferLimit) && watchBufferLimit > 0)) problems.push('watchBufferLimit must be a positive integer');
-  const compactionBatch = opts.compactionBatch ?? 1000;
+  const compactionBatch = opts.compactionBatch ?? 250;
   if (!(Number.isInteger(compactionBatch) && compactionBatch > 0)) problems.push('compactionBatch must be a positive integer');
   const watchReplayPageSize = opts.watchReplayPageSize ?? 500;
   if (!(Number.isInteger(watchReplayPageSize) && watchReplayPageSize > 0)) problems.push('watchReplayPageSize must be a positive integer');
@@ -338,6 +340,64 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return result;
   };
 
+  interface CompactionInProgress {
+    steps: CompactionSteps;
+    target: number;
+    started: number;
+    finished: boolean;
+  }
+  /** The periodic compaction in progress, and the promise its caller awaits. */
+  let compacting: CompactionInProgress | undefined;
+  let compactingDone: Promise<number> | undefined;
+
+  /**
+   * The compaction due now, its first transaction run (which persists the new floor), or undefined
+   * when nothing is due. The floor is raised in memory at once: from now on a read or a watch below
+   * the target is refused, while the rows under it go batch by batch.
+   */
+  const beginCompaction = (): CompactionInProgress | undefined => {
+    const cutoff = clock.now() - cfg.retention.minAgeMs;
+    const target = compactionTarget({
+      currentRevision: revision,
+      compactedRevision: compacted,
+      minRevisions: cfg.retention.minRevisions,
+      newestOldEnough: st.newestBefore.get({ cutoff, above: compacted }) ?? undefined,
+      pinned: hub.minPinnedRevision(),
+    });
+    if (target === undefined) return undefined;
+    const run: CompactionInProgress = {
+      steps: compactionSteps(db, cst, {
+        done: Number(st.getMeta.get(META_COMPACT_DONE) ?? '0'),
+        target,
+        batch: cfg.compactionBatch,
+        persistTarget: () => st.setMeta.run(META_COMPACT_REV, String(target)),
+        persistDone: (done) => st.setMeta.run(META_COMPACT_DONE, String(done)),
+      }),
+      target,
+      started: clock.now(),
+      finished: false,
+    };
+    compacted = target;
+    return run;
+  };
+
+  const finishCompaction = (run: CompactionInProgress): void => {
+    if (run.finished) return;
+    run.finished = true;
+    if (cfg.path !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
+    log.info('compacted revision log', { resourceVersion: run.target, removed: run.steps.removed, durationMs: clock.now() - run.started });
+  };
+
+  /** Runs what is left of `run` now; returns the rows it removed here. */
+  const runToEnd = (run: CompactionInProgress): number => {
+    const before = run.steps.removed;
+    while (run.steps.step()) {
+      // each step is one bounded transaction
+    }
+    finishCompaction(run);
+    return run.steps.removed - before;
+  };
+
   const store: SqliteStore = {
     currentRevision: () => revision,
     compactedRevision: () => compacted,
@@ -417,27 +477,39 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     compact() {
       checkOpen();
-      const cutoff = clock.now() - cfg.retention.minAgeMs;
-      const target = compactionTarget({
-        currentRevision: revision,
-        compactedRevision: compacted,
-        minRevisions: cfg.retention.minRevisions,
-        newestOldEnough: st.newestBefore.get({ cutoff, above: compacted }) ?? undefined,
-        pinned: hub.minPinnedRevision(),
-      });
-      if (target === undefined) return 0;
-      const started = clock.now();
-      const removed = runCompaction(db, cst, {
-        done: Number(st.getMeta.get(META_COMPACT_DONE) ?? '0'),
-        target,
-        batch: cfg.compactionBatch,
-        persistTarget: () => st.setMeta.run(META_COMPACT_REV, String(target)),
-        persistDone: (done) => st.setMeta.run(META_COMPACT_DONE, String(done)),
-      });
-      compacted = target;
-      if (cfg.path !== ':memory:') db.pragma('wal_checkpoint(TRUNCATE)');
-      log.info('compacted revision log', { resourceVersion: target, removed, durationMs: clock.now() - started });
-      return removed;
+      // a periodic run in progress is finished here first: two runs must not share the cursor
+      let removed = 0;
+      if (compacting !== undefined) removed += runToEnd(compacting);
+      const run = beginCompaction();
+      return run === undefined ? removed : removed + runToEnd(run);
+    },
+
+    async compactInSteps() {
+      checkOpen();
+      if (compactingDone !== undefined) return compactingDone;
+      const run = beginCompaction();
+      if (run === undefined) return 0;
+      compacting = run;
+      const done = (async (): Promise<number> => {
+        try {
+          while (run.steps.step()) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            // closed meanwhile: the persisted cursor lets the next open's first run go on from here
+            if (closed) return run.steps.removed;
+          }
+          finishCompaction(run);
+          return run.steps.removed;
+        } finally {
+          if (compacting === run) compacting = undefined;
+        }
+      })();
+      // cleared once settled (never synchronously: a run of one step settles before this line)
+      compactingDone = done;
+      const clear = (): void => {
+        if (compactingDone === done) compactingDone = undefined;
+      };
+      done.then(clear, clear);
+      return done;
     },
 
     getMeta(name) {

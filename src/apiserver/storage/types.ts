@@ -153,8 +153,13 @@ export interface Store {
   delete(key: string, expectedRevision?: number): StoredObject;
   /** Subscribe to events under a key prefix. Throws StoreCompactedError if fromRevision is compacted. */
   watch(prefix: string, opts: WatchOptions): WatchSubscription;
-  /** Drop superseded revisions older than the retention window; returns rows removed. */
+  /** Drop superseded revisions older than the retention window, all at once; returns rows removed. */
   compact(): number;
+  /**
+   * The same, one bounded transaction per turn of the event loop (the periodic compaction: a long
+   * history is deleted without holding the loop). A call while a run is in progress shares it.
+   */
+  compactInSteps(): Promise<number>;
   /** Arbitrary small metadata (CA material, schema version), stored durably. */
   getMeta(name: string): string | undefined;
   /** Durable before it returns, in every mode. */
