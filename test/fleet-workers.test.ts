@@ -85,7 +85,7 @@ test('should run the agents in 2 workers, sum their figures and stop every proce
       joined: number;
       available: number;
       failed: number;
-      leaseUpdate: { count: number; failures: number; p50Ms?: number; p99Ms?: number };
+      leaseUpdate: { count: number; failures: number; p50Ms?: number; p99Ms?: number; simulatorLongestLoopDelayMs: number };
       openWatches: number;
       simulatorRssPerAgentBytes?: number;
     };
@@ -96,6 +96,8 @@ test('should run the agents in 2 workers, sum their figures and stop every proce
     // Renewals are seen in the workers only; the coordinator holds no agent.
     assert.ok(report.leaseUpdate.count >= CLUSTERS, JSON.stringify(report.leaseUpdate));
     assert.ok(report.leaseUpdate.p99Ms !== undefined && report.leaseUpdate.p99Ms >= (report.leaseUpdate.p50Ms ?? 0), JSON.stringify(report.leaseUpdate));
+    // the workers' own event-loop delays reach the coordinator (starting agents holds a worker's loop)
+    assert.ok(report.leaseUpdate.simulatorLongestLoopDelayMs > 0, JSON.stringify(report.leaseUpdate));
     // Every agent's watches (in the workers) and the coordinator's own.
     assert.ok(report.openWatches > CLUSTERS, String(report.openWatches));
     assert.ok(report.simulatorRssPerAgentBytes !== undefined);

@@ -34,7 +34,7 @@ test('should print the final report, with the hub restart when there was one', (
     available: 2,
     failed: 0,
     storm: { durationMs: 4000, joinsPerSecond: 0.5 },
-    leaseUpdate: { count: 4, failures: 0, p50Ms: 3, p99Ms: 9 },
+    leaseUpdate: { count: 4, failures: 0, p50Ms: 3, p99Ms: 9, simulatorLongestLoopDelayMs: 120.4 },
     openWatches: 6,
     hubRestart: {
       downMs: 3000,
@@ -51,6 +51,7 @@ test('should print the final report, with the hub restart when there was one', (
     },
   });
   assert.match(text, /join storm: 4\.0 s \(0\.5 joins\/s\)/);
+  assert.match(text, /p50 3\.0 ms, p99 9\.0 ms; the agents' longest event-loop delay 120 ms/);
   assert.match(text, /serving 0\.1 s before it\); all Available 0\.2 s and every lease renewed 0\.5 s \(median 0\.3 s\) after the hub was back; marked Unknown 0, new CSRs 0, re-bootstraps 0/);
   assert.match(text, /lease requests per cluster: 3\.0 \(at most 4\) from the kill until the hub's ready line, 2\.0 \(at most 2\) from then/);
 });

@@ -22,8 +22,11 @@ export interface FleetReport {
   available: number;
   failed: number;
   storm: StormFigures;
-  /** Latency of lease renewals seen by the agents (ms), over the whole run. */
-  leaseUpdate: { count: number; failures: number; p50Ms?: number; p99Ms?: number };
+  /**
+   * Latency of lease renewals seen by the agents (ms), over the whole run, and the longest
+   * event-loop delay of the agents' processes: a renewal waiting behind it counts it in its latency.
+   */
+  leaseUpdate: { count: number; failures: number; p50Ms?: number; p99Ms?: number; simulatorLongestLoopDelayMs: number };
   hub?: { cores?: number; rssBytes?: number; connections?: number };
   openWatches: number;
   /** (simulator RSS − RSS before the agents) / agents started. */
@@ -72,7 +75,7 @@ export function formatReport(r: FleetReport): string {
   const lines = [
     `clusters ${r.clusters}: started ${r.started}, joined ${r.joined}, available ${r.available}, failed ${r.failed}`,
     `join storm: ${r.storm.durationMs === undefined ? 'not complete' : `${(r.storm.durationMs / 1000).toFixed(1)} s`} (${num(r.storm.joinsPerSecond, 1)} joins/s), hub peak ${num(r.storm.hubPeakCores, 2)} cores, ${mib(r.storm.hubPeakRssBytes)}`,
-    `lease updates seen by agents: ${r.leaseUpdate.count} (${r.leaseUpdate.failures} failed), p50 ${num(r.leaseUpdate.p50Ms, 1)} ms, p99 ${num(r.leaseUpdate.p99Ms, 1)} ms`,
+    `lease updates seen by agents: ${r.leaseUpdate.count} (${r.leaseUpdate.failures} failed), p50 ${num(r.leaseUpdate.p50Ms, 1)} ms, p99 ${num(r.leaseUpdate.p99Ms, 1)} ms; the agents' longest event-loop delay ${r.leaseUpdate.simulatorLongestLoopDelayMs.toFixed(0)} ms`,
   ];
   if (r.hub) lines.push(`hub now: ${num(r.hub.cores, 3)} cores, ${mib(r.hub.rssBytes)}, ${num(r.hub.connections)} connections; ${r.openWatches} watch streams open from this process`);
   else lines.push(`${r.openWatches} watch streams open to the hub from this process`);

@@ -10,6 +10,7 @@ import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:h
 import * as http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { Duplex } from 'node:stream';
+import { createLoopDelayMeter } from './loop-delay.js';
 import { Reservoir } from './stats.js';
 
 const LEASE_PATH = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases\/managed-cluster-lease(\?|$)/;
@@ -26,6 +27,8 @@ export interface RequestProbe {
   openWatches(): number;
   /** Requests of any kind sent to the server since the last reset. */
   requests(): number;
+  /** Longest event-loop delay of the agents' process(es) since the last reset (ms). */
+  longestLoopDelayMs(): number;
   reset(): void;
   close(): void;
 }
@@ -77,6 +80,7 @@ interface RequestProbeOptions {
 /** Matches requests to `host:port` (the Host header, or the HTTP/2 :authority, our transport and Node set). */
 export function createRequestProbe(hostPort: string, opts: RequestProbeOptions = {}): RequestProbe {
   const leaseUpdates = new Reservoir(100_000);
+  const loop = createLoopDelayMeter();
   let failures = 0;
   let watches = 0;
   let count = 0;
@@ -167,12 +171,15 @@ export function createRequestProbe(hostPort: string, opts: RequestProbeOptions =
     leaseRequestsByCluster: () => new Map(leaseRequests),
     openWatches: () => watches,
     requests: () => count,
+    longestLoopDelayMs: () => loop.longestMs(),
     reset() {
       leaseUpdates.clear();
       failures = 0;
       count = 0;
+      loop.reset();
     },
     close() {
+      loop.close();
       unsubscribe('http.client.request.start', onStart);
       unsubscribe('http.client.response.finish', onFinish);
       if (proto.request === wrapped) proto.request = original;

@@ -94,6 +94,7 @@ export async function startWorkerPool(o: WorkerPoolOptions): Promise<WorkerPool>
   const leaseUpdates = new Reservoir(100_000);
   let leaseFailures = 0;
   let requests = 0;
+  let longestLoopDelay = 0;
   const leaseRequests = new Map<string, number>();
   let firstStart: number | undefined;
   let seq = 0;
@@ -103,6 +104,7 @@ export async function startWorkerPool(o: WorkerPoolOptions): Promise<WorkerPool>
     leaseUpdates.merge(r.leaseSamples, r.leaseSeen);
     leaseFailures += r.newLeaseFailures;
     requests += r.newRequests;
+    longestLoopDelay = Math.max(longestLoopDelay, r.loopDelayMaxMs);
     for (const [ns, n] of r.leaseRequests) leaseRequests.set(ns, n);
     for (const fn of w.onReport) fn(r);
   };
@@ -247,9 +249,11 @@ export async function startWorkerPool(o: WorkerPoolOptions): Promise<WorkerPool>
       },
       openWatches: () => local.openWatches() + sum((w) => (alive(w) ? (w.last?.openWatches ?? 0) : 0)),
       requests: () => local.requests() + requests,
+      longestLoopDelayMs: () => Math.max(local.longestLoopDelayMs(), longestLoopDelay),
       reset() {
         local.reset();
         leaseUpdates.clear();
+        longestLoopDelay = 0;
         leaseFailures = 0;
         requests = 0;
       },

@@ -16,6 +16,7 @@ const report: WorkerReport = {
   newRequests: 9,
   leaseRequests: [['agent-a1', 2]],
   openWatches: 6,
+  loopDelayMaxMs: 12.5,
   rssBytes: 1,
   cpuMicros: 2,
 };

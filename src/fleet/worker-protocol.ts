@@ -45,6 +45,8 @@ export interface WorkerReport {
   /** Lease requests so far of the clusters whose count changed: [cluster namespace, total]. */
   leaseRequests: Array<[string, number]>;
   openWatches: number;
+  /** Longest event-loop delay of the worker since its previous report (ms). */
+  loopDelayMaxMs: number;
   rssBytes: number;
   /** user + system CPU time so far (µs). */
   cpuMicros: number;
@@ -136,6 +138,7 @@ function parseReport(v: unknown): WorkerReport {
     newRequests: num(f, 'newRequests'),
     leaseRequests: pairs as Array<[string, number]>,
     openWatches: num(f, 'openWatches'),
+    loopDelayMaxMs: num(f, 'loopDelayMaxMs'),
     rssBytes: num(f, 'rssBytes'),
     cpuMicros: num(f, 'cpuMicros'),
   };
