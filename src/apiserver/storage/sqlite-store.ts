@@ -351,9 +351,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   let compactingDone: Promise<number> | undefined;
 
   /**
-   * The compaction due now, its first transaction run (which persists the new floor), or undefined
-   * when nothing is due. The floor is raised in memory at once: from now on a read or a watch below
-   * the target is refused, while the rows under it go batch by batch.
+   * The compaction due now, or undefined when nothing is due. The floor is raised in memory at once
+   * (the caller runs the first step, which persists it, before yielding): from then on a read or a
+   * watch below the target is refused, while the rows under it go batch by batch.
    */
   const beginCompaction = (): CompactionInProgress | undefined => {
     const cutoff = clock.now() - cfg.retention.minAgeMs;
