@@ -25,15 +25,11 @@ import type { Store } from '../src/apiserver/storage/types.js';
 import { nullLogger } from '../src/util/logger.js';
 import { benchStorage, formatStorage, type StorageBenchResult } from './apiserver-storage.js';
 import { measureHttp2Floor, type Http2FloorResult } from './http2-floor.js';
+import { epochNow, percentile, round2 } from './watch-figures.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : (s[Math.floor((s.length - 1) / 2)] as number);
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : (s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number);
 }
 
 interface Conn {
@@ -146,8 +142,6 @@ function createsInChild(server: EmbeddedApiServer, namespaces: string[], count: 
   });
 }
 
-const epochNow = (): number => performance.timeOrigin + performance.now();
-
 interface WatchPathTrace {
   /** Object name → when its create committed (epoch ms), for keys under the traced prefix. */
   commitAt: Map<string, number>;
@@ -221,8 +215,6 @@ export interface WatchDeliveryResult {
   /** 1-minute load average at the end of this phase. */
   loadAverage1m: number;
 }
-
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 interface WatchPhase {
   server: EmbeddedApiServer;

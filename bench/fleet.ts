@@ -137,7 +137,7 @@ export async function benchFleet(): Promise<void> {
     );
     const p99 = quantile(lat, 0.99);
     process.stdout.write(`  lease update latency seen by agents: p50 ${quantile(lat, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target p99 ≤ 50 ms: ${met(p99 <= 50)})\n`);
-    process.stdout.write(`  longest event-loop delay of the agents' processes over the window: ${fleet.probe.longestLoopDelayMs().toFixed(0)} ms (a renewal waiting behind it counts it in its latency; the hub's own delays are not in this figure)\n`);
+    process.stdout.write(`  longest event-loop delay of the agents' processes over the window: ${fleet.probe.loopDelay.longestMs().toFixed(0)} ms (a renewal waiting behind it counts it in its latency; the hub's own delays are not in this figure)\n`);
     process.stdout.write(`  hub: ${steady.hubConnections ?? '?'} connections open, ${steady.openWatches} watch streams open from the simulator (${(steady.openWatches / clusters).toFixed(1)} per agent)\n`);
     process.stdout.write(`  simulator RSS ${(steady.simulatorRssBytes / MiB).toFixed(0)} MiB = ${((steady.simulatorRssBytes - fleet.baselineRssBytes) / clusters / MiB).toFixed(2)} MiB per agent (spoke API server included)\n`);
 

@@ -7,6 +7,7 @@
 
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { epochNow, percentile, round2 } from './watch-figures.js';
 
 /** Opens `n` watches on `url` + `path` in the receiving process(es), as the API server's phase does. */
 export type StartWatchers = (target: { url: string; path: string }, n: number) => Promise<{
@@ -24,15 +25,6 @@ export interface Http2FloorResult {
   deliveredP50Ms: number;
   deliveredP99Ms: number;
 }
-
-const epochNow = (): number => performance.timeOrigin + performance.now();
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : (s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number);
-}
-
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /** An ADDED ConfigMap line shaped (and sized) like the API server's for the same create. */
 function eventLine(name: string, i: number): Buffer {

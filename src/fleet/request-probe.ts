@@ -10,7 +10,7 @@ import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:h
 import * as http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { Duplex } from 'node:stream';
-import { createLoopDelayMeter } from './loop-delay.js';
+import { createLoopDelayMeter, type LoopDelayMeter } from './loop-delay.js';
 import { Reservoir } from './stats.js';
 
 const LEASE_PATH = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases\/managed-cluster-lease(\?|$)/;
@@ -27,8 +27,8 @@ export interface RequestProbe {
   openWatches(): number;
   /** Requests of any kind sent to the server since the last reset. */
   requests(): number;
-  /** Longest event-loop delay of the agents' process(es) since the last reset (ms). */
-  longestLoopDelayMs(): number;
+  /** Event-loop delay of the agents' process(es); `reset()` resets it too. */
+  readonly loopDelay: LoopDelayMeter;
   reset(): void;
   close(): void;
 }
@@ -171,7 +171,7 @@ export function createRequestProbe(hostPort: string, opts: RequestProbeOptions =
     leaseRequestsByCluster: () => new Map(leaseRequests),
     openWatches: () => watches,
     requests: () => count,
-    longestLoopDelayMs: () => loop.longestMs(),
+    loopDelay: loop,
     reset() {
       leaseUpdates.clear();
       failures = 0;

@@ -73,7 +73,7 @@ export async function runFleet(o: RunFleetOptions, signal: AbortSignal): Promise
       failures: fleet.probe.leaseFailures(),
       ...optional('p50Ms', quantile(lease, 0.5)),
       ...optional('p99Ms', quantile(lease, 0.99)),
-      simulatorLongestLoopDelayMs: fleet.probe.longestLoopDelayMs(),
+      simulatorLongestLoopDelayMs: fleet.probe.loopDelay.longestMs(),
     },
     ...(fleet.hub ? { hub: { ...optional('cores', last.hubCores), ...optional('rssBytes', last.hubRssBytes), ...optional('connections', last.hubConnections) } } : {}),
     openWatches: last.openWatches,

@@ -249,7 +249,14 @@ export async function startWorkerPool(o: WorkerPoolOptions): Promise<WorkerPool>
       },
       openWatches: () => local.openWatches() + sum((w) => (alive(w) ? (w.last?.openWatches ?? 0) : 0)),
       requests: () => local.requests() + requests,
-      longestLoopDelayMs: () => Math.max(local.longestLoopDelayMs(), longestLoopDelay),
+      loopDelay: {
+        longestMs: () => Math.max(local.loopDelay.longestMs(), longestLoopDelay),
+        reset() {
+          local.loopDelay.reset();
+          longestLoopDelay = 0;
+        },
+        close: () => local.loopDelay.close(),
+      },
       reset() {
         local.reset();
         leaseUpdates.clear();

@@ -7,7 +7,6 @@ import { realClock } from '../util/clock.js';
 import { createLogger, nullLogger } from '../util/logger.js';
 import { startAgentGroup, type AgentGroup } from './agent-group.js';
 import { createRequestProbe, type RequestProbe } from './request-probe.js';
-import { createLoopDelayMeter, type LoopDelayMeter } from './loop-delay.js';
 import { Reservoir } from './stats.js';
 import { parseToWorker, type FromWorker, type WorkerConfig, type WorkerReport } from './worker-protocol.js';
 
@@ -27,8 +26,6 @@ interface Running {
   group: AgentGroup;
   probe: RequestProbe;
   pending: Reservoir;
-  /** Its own event-loop delay, reported as the longest since the previous report. */
-  loop: LoopDelayMeter;
   timer: NodeJS.Timeout;
   sentFailures: number;
   sentRequests: number;
@@ -60,13 +57,14 @@ function report(r: Running, seq: number): WorkerReport {
     newRequests: requests - r.sentRequests,
     leaseRequests,
     openWatches: r.probe.openWatches(),
-    loopDelayMaxMs: r.loop.longestMs(),
+    loopDelayMaxMs: r.probe.loopDelay.longestMs(),
     rssBytes: process.memoryUsage.rss(),
     cpuMicros: ((c) => c.user + c.system)(process.cpuUsage()),
   };
   r.sentFailures = failures;
   r.sentRequests = requests;
-  r.loop.reset();
+  // the worker's probe is never reset (its counters go out as differences): only its loop meter is
+  r.probe.loopDelay.reset();
   return out;
 }
 
@@ -93,7 +91,7 @@ export function runFleetWorker(ch: WorkerChannel, signal: AbortSignal): Promise<
         signal: stopCtl.signal,
       });
       const timer = setInterval(() => send({ type: 'report', report: report(r, 0) }), c.reportIntervalMs);
-      const r: Running = { group, probe, pending, loop: createLoopDelayMeter(), timer, sentFailures: 0, sentRequests: 0, sentLeaseRequests: new Map(), allStarted: false };
+      const r: Running = { group, probe, pending, timer, sentFailures: 0, sentRequests: 0, sentLeaseRequests: new Map(), allStarted: false };
       running = r;
       void group.allStarted.then(() => {
         r.allStarted = true;
@@ -113,7 +111,6 @@ export function runFleetWorker(ch: WorkerChannel, signal: AbortSignal): Promise<
           clearInterval(r.timer);
           await r.group.stop();
           r.probe.close();
-          r.loop.close();
         }
         send({ type: 'stopped' });
         if (ch.connected()) ch.disconnect();
