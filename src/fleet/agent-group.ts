@@ -2,6 +2,7 @@
 // would give it on its own cluster (the shared spoke, its own namespace and hub kubeconfig directory),
 // and tallied. The fleet runs one group in its own process, or one per worker process.
 
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { defaultAgentOptions } from '../agent/options/agent-options.js';
 import { startSpokeAgent, type SpokeAgentHandle } from '../agent/spoke-agent.js';
@@ -46,7 +47,10 @@ export function agentNamespace(cluster: string): string {
 }
 
 /** Starts `count` tasks with at most `rate` starts per second (unlimited when undefined), `concurrency` at a time. */
-async function paced(count: number, rate: number | undefined, concurrency: number, clock: Clock, signal: AbortSignal, task: (i: number) => Promise<void>): Promise<void> {
+export async function paced(count: number, rate: number | undefined, concurrency: number, clock: Clock, signal: AbortSignal, task: (i: number) => Promise<void>): Promise<void> {
+  // Each of the concurrent starters waits on the signal while it is paced: one listener each, by
+  // design, which would otherwise trip Node's possible-leak warning past ten.
+  setMaxListeners(Math.max(getMaxListeners(signal), concurrency + 1), signal);
   const t0 = clock.now();
   let next = 0;
   const worker = async (): Promise<void> => {
