@@ -17,6 +17,7 @@ import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
 import { requestSignal } from './request-signal.js';
 import type { Status } from '../api/meta.js';
 import { errorMessage } from '../util/errors.js';
+import { setIoTimeout, type IoTimeout } from '../util/io-timeout.js';
 import { http1Response, type HttpResponse } from './http-response.js';
 import { createHttp2Sessions, type Http2Options, type TlsTarget } from './http2-transport.js';
 
@@ -135,7 +136,7 @@ export function createTransport(opts: TransportOptions): Transport {
       }
       return new Promise<HttpResponse>((resolvePromise, reject) => {
         let req: http.ClientRequest;
-        let headersTimer: NodeJS.Timeout | undefined;
+        let headersTimer: IoTimeout | undefined;
         try {
           if (isHttps) {
             // ca/cert/key above still name the agent's connection pool; the context is what TLS uses.
@@ -143,20 +144,17 @@ export function createTransport(opts: TransportOptions): Transport {
             if (context) reqOpts.secureContext = context;
           }
           req = (isHttps ? https : http).request(reqOpts, (res) => {
-            if (headersTimer) clearTimeout(headersTimer);
+            headersTimer?.clear();
             resolvePromise(releasedWhenDone(http1Response(res, req.reusedSocket), rs.release));
           });
-          if (headersTimeoutMs > 0) {
-            headersTimer = setTimeout(() => req.destroy(new Error(`no response headers within ${headersTimeoutMs} ms`)), headersTimeoutMs);
-            headersTimer.unref();
-          }
+          if (headersTimeoutMs > 0) headersTimer = setIoTimeout(() => req.destroy(new Error(`no response headers within ${headersTimeoutMs} ms`)), headersTimeoutMs);
         } catch (err) {
           rs.release();
           reject(new NetworkError(`${s.method} ${s.path}: ${errorMessage(err)}`, { cause: err }));
           return;
         }
         req.on('error', (err) => {
-          if (headersTimer) clearTimeout(headersTimer);
+          headersTimer?.clear();
           rs.release();
           if (s.signal?.aborted) reject(s.signal.reason ?? err);
           else reject(new NetworkError(`${s.method} ${s.path}: ${err.message}`, { cause: err }));

@@ -64,6 +64,20 @@ function handler(watches: Res[]) {
   return (req: Req, res: Res): void => {
     const url = new URL(req.url ?? '/', 'https://x');
     if (url.pathname === '/hang') return;
+    if (url.pathname === '/stall') {
+      // Answers, then, once the whole answer is sent, holds this (shared) event loop past the
+      // client's deadline, as a long synchronous job or a starved process would: the answer is
+      // waiting in the client's socket when its deadline falls due.
+      res.once('close', () => {
+        const until = Date.now() + Number(url.searchParams.get('ms'));
+        while (Date.now() < until) {
+          // busy on purpose
+        }
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ stalled: true }));
+      return;
+    }
     if (url.searchParams.get('watch') === 'true') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } }) + '\n');
@@ -246,6 +260,27 @@ test('should fail with a NetworkError when response headers do not come in time,
   // The session survives its streams' timeouts.
   assert.equal(JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/whoami' }), 'whoami')).httpVersion, '2.0');
   assert.equal(s.sessions.length, 1);
+});
+
+test('should take an answer that arrived while the process was stalled past the request deadline, over HTTP/2 and HTTP/1.1', async (t) => {
+  const pki = await pkiPromise;
+  const h2 = await startH2(t, pki);
+  const h1 = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.caPem, requestCert: true, rejectUnauthorized: false }, handler([]));
+  await new Promise<void>((r) => h1.listen(0, '127.0.0.1', r));
+  t.after(async () => {
+    h1.closeAllConnections();
+    await new Promise((r) => h1.close(r));
+  });
+  for (const url of [h2.url, `https://127.0.0.1:${(h1.address() as AddressInfo).port}`]) {
+    const cfg = await clientConfig(pki, url);
+    const transport = createTransport({ source: { current: () => cfg }, userAgent: 'test', timeoutMs: 100 });
+    t.after(() => transport.close());
+    // A first request settles the protocol and the connection, so the deadline only covers the stall.
+    await readBody(await transport.send({ method: 'GET', path: '/whoami' }), 'whoami');
+    // The request's own deadline, then the response-headers deadline of a request without one.
+    assert.deepEqual(JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/stall?ms=300' }), 'stall')), { stalled: true });
+    assert.deepEqual(JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/stall?ms=300&watch=false', timeoutMs: 0 }), 'stall')), { stalled: true });
+  }
 });
 
 test('should cancel only the aborted watch stream and keep the session', async (t) => {

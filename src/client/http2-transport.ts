@@ -19,6 +19,7 @@ import * as tls from 'node:tls';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { ClientConfig } from './kubeconfig.js';
 import type { HttpResponse } from './http-response.js';
+import { setIoTimeout, type IoTimeout } from '../util/io-timeout.js';
 
 export interface Http2Options {
   /** Ping a session after this long without reading from it (client-go's ReadIdleTimeout; default 30 s). */
@@ -136,12 +137,12 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
       if (!conn.usable) return;
       const idle = Date.now() - conn.lastRead;
       if (idle < readIdleMs) return arm(readIdleMs - idle);
-      const deadline = setTimeout(() => conn.session.destroy(new Error(`HTTP/2 ping not answered within ${pingTimeoutMs} ms`)), pingTimeoutMs);
-      deadline.unref();
+      // An I/O deadline: a ping answered while this process was stalled does not count as unanswered.
+      const deadline = setIoTimeout(() => conn.session.destroy(new Error(`HTTP/2 ping not answered within ${pingTimeoutMs} ms`)), pingTimeoutMs);
       let sent = false;
       try {
         sent = conn.session.ping((err) => {
-          clearTimeout(deadline);
+          deadline.clear();
           if (err) {
             if (!conn.session.destroyed) conn.session.destroy(err);
             return;
@@ -153,7 +154,7 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
         // the session closed meanwhile: its 'close' handler cleans up
       }
       if (!sent) {
-        clearTimeout(deadline);
+        deadline.clear();
         if (conn.usable) arm(readIdleMs);
       }
     };
@@ -297,14 +298,16 @@ function negotiate(t: TlsTarget, timeoutMs: number): Promise<tls.TLSSocket> {
       ...(t.cert !== undefined ? { cert: t.cert } : {}),
       ...(t.key !== undefined ? { key: t.key } : {}),
     });
+    let deadline: IoTimeout | undefined;
     const fail = (err: Error): void => {
+      deadline?.clear();
       socket.destroy();
       reject(err);
     };
-    if (timeoutMs > 0) socket.setTimeout(timeoutMs, () => fail(new Error(`TLS handshake not done within ${timeoutMs} ms`)));
+    if (timeoutMs > 0) deadline = setIoTimeout(() => fail(new Error(`TLS handshake not done within ${timeoutMs} ms`)), timeoutMs);
     socket.once('error', fail);
     socket.once('secureConnect', () => {
-      socket.setTimeout(0);
+      deadline?.clear();
       socket.off('error', fail);
       resolve(socket);
     });
@@ -323,24 +326,20 @@ function request(conn: Conn, reused: boolean, req: StreamRequest): Promise<HttpR
     }
     conn.streamOpened();
     stream.once('close', () => conn.streamClosed());
-    let timer: NodeJS.Timeout | undefined;
-    if (req.headersTimeoutMs > 0) {
-      timer = setTimeout(() => stream.destroy(new Error(`no response headers within ${req.headersTimeoutMs} ms`)), req.headersTimeoutMs);
-      timer.unref();
-    }
+    const timer = req.headersTimeoutMs > 0 ? setIoTimeout(() => stream.destroy(new Error(`no response headers within ${req.headersTimeoutMs} ms`)), req.headersTimeoutMs) : undefined;
     const onError = (err: Error): void => {
-      clearTimeout(timer);
+      timer?.clear();
       reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err) : err);
     };
     stream.once('error', onError);
     // A stream reset without an error (e.g. REFUSED_STREAM after GOAWAY) must not leave the caller waiting.
     stream.once('close', () => {
-      clearTimeout(timer);
+      timer?.clear();
       const err = new Error(`HTTP/2 stream closed before a response (code ${stream.rstCode})`);
       reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err) : err);
     });
     stream.once('response', (headers) => {
-      clearTimeout(timer);
+      timer?.clear();
       stream.off('error', onError);
       // Later errors reach the body's reader; this keeps them from being unhandled meanwhile.
       stream.on('error', () => {});
@@ -382,10 +381,10 @@ function http2Response(stream: http2.ClientHttp2Stream, raw: IncomingHttpHeaders
 function bounded<T>(p: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
   if (!signal && timeoutMs <= 0) return p;
   return new Promise<T>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: IoTimeout | undefined;
     const onAbort = (): void => done(() => reject(signal?.reason ?? new Error('aborted')));
     const done = (f: () => void): void => {
-      clearTimeout(timer);
+      timer?.clear();
       signal?.removeEventListener('abort', onAbort);
       f();
     };
@@ -396,9 +395,6 @@ function bounded<T>(p: Promise<T>, signal: AbortSignal | undefined, timeoutMs: n
     );
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    if (timeoutMs > 0) {
-      timer = setTimeout(() => done(() => reject(new Error(`no response headers within ${timeoutMs} ms`))), timeoutMs);
-      timer.unref();
-    }
+    if (timeoutMs > 0) timer = setIoTimeout(() => done(() => reject(new Error(`no response headers within ${timeoutMs} ms`))), timeoutMs);
   });
 }

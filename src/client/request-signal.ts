@@ -7,6 +7,8 @@
 // requests in flight would trip Node's possible-leak warning. Each caller's signal gets a single
 // listener that aborts the requests in flight under it, and a finished request leaves that set.
 
+import { setIoTimeout, type IoTimeout } from '../util/io-timeout.js';
+
 const inFlight = new WeakMap<AbortSignal, Set<AbortController>>();
 
 export interface RequestSignal {
@@ -35,15 +37,13 @@ export function requestSignal(parent: AbortSignal | undefined, timeoutMs: number
   let followers: Set<AbortController> | undefined;
   if (parent?.aborted) ac.abort(parent.reason);
   else if (parent) (followers = followersOf(parent)).add(ac);
-  let timer: NodeJS.Timeout | undefined;
-  if (timeoutMs > 0 && !ac.signal.aborted) {
-    timer = setTimeout(() => ac.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
-    timer.unref();
-  }
+  let timer: IoTimeout | undefined;
+  // An answer that arrived while the process was stalled is read before the timeout can abort it.
+  if (timeoutMs > 0 && !ac.signal.aborted) timer = setIoTimeout(() => ac.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
   return {
     signal: ac.signal,
     release() {
-      if (timer) clearTimeout(timer);
+      timer?.clear();
       followers?.delete(ac);
     },
   };

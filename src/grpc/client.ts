@@ -13,6 +13,7 @@ import { formatDataType, HEARTBEAT_EVENT_TYPE, type DataType } from './event-typ
 import type { GrpcClientConfig } from './grpc-config.js';
 import { cloudEventServiceClient, type PbCloudEvent, type PbPublishRequest, type PbSubscriptionRequest } from './proto.js';
 import { parseStatusErrorMessage } from './status-error.js';
+import { setIoTimeout, type IoTimeout } from '../util/io-timeout.js';
 
 // grpc-js (and the protobuf code behind it) is required on first use rather than imported: the
 // agent's modules reach this one whatever its registration driver, and with the CSR driver the
@@ -130,20 +131,20 @@ export function connectCloudEvents(config: GrpcClientConfig, opts: ConnectOption
     const pbReq: PbSubscriptionRequest = { ...(req.source ? { source: req.source } : {}), clusterName: req.clusterName, dataType: formatDataType(req.dataType) };
     const stream = client['subscribe']!(pbReq) as ClientReadableStream<PbCloudEvent>;
     let ended = false;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: IoTimeout | undefined;
     const end = (err: Error): void => {
       if (ended) return;
       ended = true;
-      if (timer) clearTimeout(timer);
+      timer?.clear();
       stream.cancel();
       h.onEnd(err);
     };
     const arm = (): void => {
       if (config.serverHealthinessTimeoutMs === undefined) return;
-      if (timer) clearTimeout(timer);
+      timer?.clear();
       const ms = config.serverHealthinessTimeoutMs;
-      timer = setTimeout(() => end(new Error(`stream timeout: no heartbeat received for ${ms}ms`)), ms);
-      timer.unref();
+      // A heartbeat that arrived while this process was stalled is read before the deadline fires.
+      timer = setIoTimeout(() => end(new Error(`stream timeout: no heartbeat received for ${ms}ms`)), ms);
     };
     arm();
     stream.on('metadata', () => {
@@ -170,7 +171,7 @@ export function connectCloudEvents(config: GrpcClientConfig, opts: ConnectOption
     return {
       close: () => {
         ended = true;
-        if (timer) clearTimeout(timer);
+        timer?.clear();
         stream.cancel();
       },
     };

@@ -6,6 +6,7 @@
 
 import type { Http2SecureServer, ServerHttp2Session } from 'node:http2';
 import type { Logger } from '../../util/logger.js';
+import { setIoTimeout, type IoTimeout } from '../../util/io-timeout.js';
 
 export interface SessionTimeouts {
   /** A new session must open its first stream within this many ms. */
@@ -26,25 +27,25 @@ export function trackHttp2Sessions(server: Http2SecureServer, timeouts: SessionT
   server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     let open = 0;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: IoTimeout | undefined;
+    // An I/O deadline: a stream that reached the socket while the server was stalled counts.
     const arm = (ms: number): void => {
-      timer = setTimeout(() => {
+      timer = setIoTimeout(() => {
         timer = undefined;
         if (open === 0 && !session.closed && !session.destroyed) session.close();
       }, ms);
-      timer.unref();
     };
     arm(timeouts.firstStreamMs);
     session.on('stream', (stream) => {
       open++;
-      clearTimeout(timer);
+      timer?.clear();
       timer = undefined;
       stream.once('close', () => {
         if (--open === 0 && !session.closed && !session.destroyed) arm(timeouts.idleMs);
       });
     });
     session.once('close', () => {
-      clearTimeout(timer);
+      timer?.clear();
       sessions.delete(session);
     });
   });
