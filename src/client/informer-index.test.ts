@@ -174,7 +174,10 @@ test('should answer like a full scan, order included, over a random sequence of 
       const got = cache.select(ns, sel ? parseLabelSelectorCached(sel) : undefined);
       assert.deepEqual(names(got), names(want), `step ${step}: namespace ${String(ns)}, selector ${String(sel)}`);
       assert.ok(got.every((o, i) => o === want[i]), 'the cached objects themselves');
+      assert.equal(cache.count(ns, sel ? parseLabelSelectorCached(sel) : undefined), want.length, `count at step ${step}: namespace ${String(ns)}, selector ${String(sel)}`);
     }
+    assert.equal(cache.count(undefined, { requirements: [] }), cache.size);
+    assert.equal(cache.count(undefined, { requirements: [], matchNothing: true }), 0);
   }
   replaceAll(cache, []);
   assert.deepEqual(cache.indexSizes(), { namespaces: 0, labelKeys: 0, labelValues: 0 });

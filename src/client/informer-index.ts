@@ -79,19 +79,59 @@ export class IndexedCache<T extends KubeObject> extends Map<string, T> {
    * checks. Without such a narrowing every object is checked, as before the indexes existed.
    */
   select(namespace: string | undefined, sel: LabelSelector | undefined): T[] {
-    if (sel?.matchNothing) return [];
+    const candidates = this.candidates(namespace, sel);
+    if (candidates === 'none') return [];
+    if (candidates === undefined) return this.scan(namespace, sel);
+    const hits: Array<{ rank: number; obj: T }> = [];
+    for (const keys of candidates) {
+      for (const key of keys) {
+        const obj = super.get(key);
+        if (obj === undefined || !this.matches(key, obj, namespace, sel)) continue;
+        hits.push({ rank: this.rank.get(key) ?? 0, obj });
+      }
+    }
+    hits.sort((a, b) => a.rank - b.rank);
+    return hits.map((h) => h.obj);
+  }
+
+  /** How many objects select() would return, without building (or ordering) the list. */
+  count(namespace: string | undefined, sel: LabelSelector | undefined): number {
+    const candidates = this.candidates(namespace, sel);
+    if (candidates === 'none') return 0;
+    // Nothing narrows: no namespace was given, and without requirements everything matches.
+    if (candidates === undefined && (!sel || sel.requirements.length === 0)) return this.size;
+    let n = 0;
+    if (candidates === undefined) {
+      for (const [key, obj] of this) if (this.matches(key, obj, namespace, sel)) n++;
+      return n;
+    }
+    for (const keys of candidates) {
+      for (const key of keys) {
+        const obj = super.get(key);
+        if (obj !== undefined && this.matches(key, obj, namespace, sel)) n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * The smallest index entries that hold every match: the namespace's keys or the keys of one
+   * `=`, `==` or `in` requirement ('none' when one of them is empty, undefined when nothing narrows).
+   */
+  private candidates(namespace: string | undefined, sel: LabelSelector | undefined): Array<Set<string>> | 'none' | undefined {
+    if (sel?.matchNothing) return 'none';
     let best: Array<Set<string>> | undefined;
     let bestSize = Infinity;
     if (namespace !== undefined) {
       const keys = this.byNamespace.get(namespace);
-      if (!keys) return [];
+      if (!keys) return 'none';
       best = [keys];
       bestSize = keys.size;
     }
     for (const r of sel?.requirements ?? []) {
       if (r.operator !== 'Equals' && r.operator !== 'DoubleEquals' && r.operator !== 'In') continue;
       const byValue = this.byLabel.get(r.key);
-      if (!byValue) return [];
+      if (!byValue) return 'none';
       // The sets of distinct values are disjoint (one value per label key and object): no duplicates.
       const sets: Array<Set<string>> = [];
       let size = 0;
@@ -102,23 +142,13 @@ export class IndexedCache<T extends KubeObject> extends Map<string, T> {
           size += keys.size;
         }
       }
-      if (size === 0) return [];
+      if (size === 0) return 'none';
       if (size < bestSize) {
         best = sets;
         bestSize = size;
       }
     }
-    if (best === undefined) return this.scan(namespace, sel);
-    const hits: Array<{ rank: number; obj: T }> = [];
-    for (const keys of best) {
-      for (const key of keys) {
-        const obj = super.get(key);
-        if (obj === undefined || !this.matches(key, obj, namespace, sel)) continue;
-        hits.push({ rank: this.rank.get(key) ?? 0, obj });
-      }
-    }
-    hits.sort((a, b) => a.rank - b.rank);
-    return hits.map((h) => h.obj);
+    return best;
   }
 
   private scan(namespace: string | undefined, sel: LabelSelector | undefined): T[] {

@@ -212,6 +212,7 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
       return cache.get(namespace ? `${namespace}/${name}` : name);
     },
     size: () => cache.size,
+    count: (opts = {}) => cache.count(opts.namespace, opts.selector),
     list(opts = {}) {
       // Same objects, in the same (cache insertion) order, as checking every cached object.
       return cache.select(opts.namespace, opts.labelSelector ? parseLabelSelectorCached(opts.labelSelector) : undefined);

@@ -4,6 +4,7 @@
 // re-exported from ./index.ts.
 
 import type { KubeList, KubeObject, WatchEvent } from '../api/meta.js';
+import type { LabelSelector } from '../api/label-selectors.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -94,6 +95,8 @@ export interface Lister<T extends KubeObject> {
   list(opts?: { namespace?: string; labelSelector?: string }): T[];
   /** How many objects the cache holds (without building their list). */
   size(): number;
+  /** How many cached objects are in the namespace (when given) and match the selector (when given), without building their list. */
+  count(opts?: { namespace?: string; selector?: LabelSelector }): number;
 }
 
 export interface Informer<T extends KubeObject> {

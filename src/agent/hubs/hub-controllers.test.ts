@@ -13,7 +13,7 @@ import { createHubTimeoutController, isLeaseTimedOut } from './hub-timeout-contr
 
 function fakeFactory(objects: KubeObject[]): InformerFactory {
   const informer: Informer<KubeObject> = {
-    lister: { get: (name) => objects.find((o) => o.metadata.name === name), list: () => objects, size: () => objects.length },
+    lister: { get: (name) => objects.find((o) => o.metadata.name === name), list: () => objects, size: () => objects.length, count: () => objects.length },
     addHandlers: () => {},
     start: () => {},
     hasSynced: () => true,

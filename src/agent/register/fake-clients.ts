@@ -1,6 +1,7 @@
 // In-memory ResourceClient / Lister / Informer stand-ins for the register unit tests: they record
 // every call as a verb so tests can assert the exact actions, like OCM's fake clientsets.
 
+import { matchesLabels } from '../../api/label-selectors.js';
 import type { KubeObject } from '../../api/meta.js';
 import { ApiStatusError, statusFromCode } from '../../client/errors.js';
 import type { Informer, InformerHandlers, Lister, ResourceClient, ResourceType } from '../../client/types.js';
@@ -86,6 +87,7 @@ export function fakeLister<T extends KubeObject>(items: () => T[]): Lister<T> {
     get: (name) => items().find((o) => o.metadata.name === name),
     list: () => items(),
     size: () => items().length,
+    count: (opts = {}) => items().filter((o) => (opts.namespace === undefined || o.metadata.namespace === opts.namespace) && (!opts.selector || matchesLabels(opts.selector, o.metadata.labels))).length,
   };
 }
 

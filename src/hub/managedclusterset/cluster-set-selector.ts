@@ -3,16 +3,24 @@
 import type { ManagedClusterSet } from '../../api/cluster.js';
 import { conditionTypes, labels as wellKnownLabels, reasons } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';
-import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../../api/label-selectors.js';
+import { labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../../api/label-selectors.js';
 import { semanticEqual } from '../../util/merge-patch.js';
+
+/**
+ * The labels of the set's members: its own name as the cluster-set label (ExclusiveClusterSetLabel,
+ * the default) or its label selector. Throws `selectorType is not right: <t>` for unknown types.
+ */
+export function memberSelector(set: ManagedClusterSet): LabelSelector {
+  const sel = set.spec?.clusterSelector;
+  const type = sel?.selectorType ?? '';
+  if (type === '' || type === 'ExclusiveClusterSetLabel') return { requirements: [{ key: wellKnownLabels.clusterSet, operator: 'Equals', values: [set.metadata.name ?? ''] }] };
+  if (type === 'LabelSelector') return labelSelectorFromObject((sel?.labelSelector ?? null) as LabelSelectorObject | null);
+  throw new Error(`selectorType is not right: ${String(type)}`);
+}
 
 /** Whether the set selects a cluster with these labels; throws `selectorType is not right: <t>` for unknown types. */
 export function setSelects(set: ManagedClusterSet, clusterLabels: Record<string, string> | undefined): boolean {
-  const sel = set.spec?.clusterSelector;
-  const type = sel?.selectorType ?? '';
-  if (type === '' || type === 'ExclusiveClusterSetLabel') return clusterLabels?.[wellKnownLabels.clusterSet] === set.metadata.name;
-  if (type === 'LabelSelector') return matchesLabels(labelSelectorFromObject((sel?.labelSelector ?? null) as LabelSelectorObject | null), clusterLabels);
-  throw new Error(`selectorType is not right: ${String(type)}`);
+  return matchesLabels(memberSelector(set), clusterLabels);
 }
 
 /** Names of the sets that select the labels; sets with a bad selector are skipped. */

@@ -6,7 +6,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
-import { clusterSetEmptyCondition, setSelects, setsSelecting, symmetricDifference } from './cluster-set-selector.js';
+import { clusterSetEmptyCondition, memberSelector, setsSelecting, symmetricDifference } from './cluster-set-selector.js';
 import { errorMessage } from '../../util/errors.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 
@@ -18,9 +18,11 @@ export function setupManagedClusterSetController(ctx: HubContext): Controller {
   async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
     const set = ctx.informers.clusterSets.lister.get(name);
     if (!set || set.metadata.deletionTimestamp) return {};
-    let count = 0;
+    let count: number;
     try {
-      for (const c of ctx.informers.clusters.lister.list()) if (setSelects(set, c.metadata.labels)) count++;
+      // Counted from the cluster cache's label index (or its size, for a selector of every cluster):
+      // each join reconciles its sets, and a scan of every cluster per join grew with the fleet.
+      count = ctx.informers.clusters.lister.count({ selector: memberSelector(set) });
     } catch (err) {
       throw new Error(`failed to sync ManagedClusterSet "${name}": ${errorMessage(err)}`, { cause: err });
     }
