@@ -142,22 +142,24 @@ export function mergeRbacForUpdate<T extends RbacObject>(existing: T, required: 
   const labels = { ...exLabels, ...(required.metadata.labels ?? {}) };
   const annotations = { ...exAnn, ...(required.metadata.annotations ?? {}) };
   const metaChanged = !sameMap(exLabels, labels) || !sameMap(exAnn, annotations);
-  let contentChanged: boolean;
+  const isRole = required.kind === 'ClusterRole' || required.kind === 'Role';
+  const contentChanged = isRole
+    ? !semanticEqual((existing as ClusterRole).rules, (required as ClusterRole).rules)
+    : !semanticEqual((existing as ClusterRoleBinding).subjects, (required as ClusterRoleBinding).subjects) ||
+      !semanticEqual((existing as ClusterRoleBinding).roleRef, (required as ClusterRoleBinding).roleRef);
+  // Every reconcile of every cluster compares its RBAC: the copy is made only for an update.
+  if (!metaChanged && !contentChanged) return undefined;
   const out = structuredClone(existing) as T;
   out.metadata.labels = labels;
   if (Object.keys(annotations).length > 0) out.metadata.annotations = annotations;
-  if (required.kind === 'ClusterRole' || required.kind === 'Role') {
-    const r = required as ClusterRole;
-    contentChanged = !semanticEqual((existing as ClusterRole).rules, r.rules);
-    (out as ClusterRole).rules = structuredClone(r.rules ?? []);
+  if (isRole) {
+    (out as ClusterRole).rules = structuredClone((required as ClusterRole).rules ?? []);
   } else {
     const r = required as ClusterRoleBinding;
-    const e = existing as ClusterRoleBinding;
-    contentChanged = !semanticEqual(e.subjects, r.subjects) || !semanticEqual(e.roleRef, r.roleRef);
     (out as ClusterRoleBinding).subjects = structuredClone(r.subjects ?? []);
     (out as ClusterRoleBinding).roleRef = structuredClone(r.roleRef);
   }
-  return metaChanged || contentChanged ? out : undefined;
+  return out;
 }
 
 function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {

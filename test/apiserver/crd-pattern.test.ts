@@ -68,8 +68,10 @@ describe('apiserver CRD patterns', () => {
     assert.equal(bad.json.reason, 'Invalid');
     assert.match(bad.json.message, /spec\.evil: Invalid value: "a{40}!": spec\.evil in body should match '\^\(a\+\)\+\$'/);
     assert.equal(health.status, 200);
-    assert.ok(elapsed < 1000, `answered in ${elapsed} ms`);
-    assert.ok(delay.max / 1e6 < 100, `event loop blocked ${delay.max / 1e6} ms`);
+    // Backtracking on 40 characters would hold the event loop for hours (2^40 steps): bounds well
+    // above a busy test machine's garbage-collection pauses still tell the two apart.
+    assert.ok(elapsed < 5000, `answered in ${elapsed} ms`);
+    assert.ok(delay.max / 1e6 < 1000, `event loop blocked ${delay.max / 1e6} ms`);
     const good = await raw.request('POST', WIDGETS, { body: widget('w2', { evil: 'aaaa' }) });
     assert.equal(good.status, 201, good.text);
   });

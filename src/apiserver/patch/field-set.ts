@@ -62,10 +62,8 @@ export function fieldSetOf(value: JsonObject, type: ApplyType | undefined, opts:
 type MapNodes = 'maps' | 'objects' | false;
 
 function walkObject(obj: JsonObject, type: ApplyType | undefined, prefix: FieldPath, out: FieldSet, mapNodes: MapNodes): void {
-  for (const [k, v] of Object.entries(obj)) {
-    const path = [...prefix, `f:${k}`];
-    walkValue(v, memberType(type, k), path, out, mapNodes);
-  }
+  // Every write walks the object before and after it: for...in spares a key/value array per object.
+  for (const k in obj) walkValue(obj[k] as JsonValue, memberType(type, k), [...prefix, `f:${k}`], out, mapNodes);
 }
 
 function walkValue(v: JsonValue, type: ApplyType | undefined, path: FieldPath, out: FieldSet, mapNodes: MapNodes = false): void {

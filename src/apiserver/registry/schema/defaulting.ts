@@ -16,18 +16,18 @@ export function applyDefaults(schema: JSONSchemaProps, value: unknown): unknown 
     return value;
   }
   if (!isPlainObject(value)) return value;
-  const required = new Set(schema.required ?? []);
-  for (const [k, prop] of Object.entries(schema.properties ?? {})) {
+  const required = schema.required;
+  for (const [k, prop] of propertiesOf(schema)) {
     const has = Object.prototype.hasOwnProperty.call(value, k);
     if ((!has || value[k] === null) && prop.default !== undefined && !(has && prop.nullable)) {
       value[k] = structuredClone(prop.default);
-    } else if (has && value[k] === null && !prop.nullable && !required.has(k)) {
+    } else if (has && value[k] === null && !prop.nullable && !(required ?? []).includes(k)) {
       delete value[k];
     }
   }
-  for (const [k, child] of Object.entries(value)) {
-    const prop = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
-    if (prop) value[k] = applyDefaults(prop, child);
+  for (const k in value) {
+    const prop = memberSchema(schema, k);
+    if (prop) value[k] = applyDefaults(prop, value[k]);
   }
   return value;
 }
@@ -40,14 +40,33 @@ export function needsDefaults(schema: JSONSchemaProps, value: unknown): boolean 
   }
   if (!isPlainObject(value)) return false;
   const required = schema.required;
-  for (const [k, prop] of Object.entries(schema.properties ?? {})) {
+  for (const [k, prop] of propertiesOf(schema)) {
     const has = Object.prototype.hasOwnProperty.call(value, k);
     if ((!has || value[k] === null) && prop.default !== undefined && !(has && prop.nullable)) return true;
     if (has && value[k] === null && !prop.nullable && !(required ?? []).includes(k)) return true;
   }
-  for (const [k, child] of Object.entries(value)) {
-    const prop = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
-    if (prop && needsDefaults(prop, child)) return true;
+  for (const k in value) {
+    const prop = memberSchema(schema, k);
+    if (prop && needsDefaults(prop, value[k])) return true;
   }
   return false;
+}
+
+// These walks run on every read and watch event of a custom resource: the schema's property list is
+// made once per schema object, and objects are walked with for...in (plain JSON objects have only
+// their own enumerable keys), rather than allocating a key/value array per object visited.
+const propertyLists = new WeakMap<JSONSchemaProps, Array<[string, JSONSchemaProps]>>();
+
+function propertiesOf(schema: JSONSchemaProps): Array<[string, JSONSchemaProps]> {
+  let list = propertyLists.get(schema);
+  if (list === undefined) {
+    list = Object.entries(schema.properties ?? {});
+    propertyLists.set(schema, list);
+  }
+  return list;
+}
+
+function memberSchema(schema: JSONSchemaProps, key: string): JSONSchemaProps | undefined {
+  const own = schema.properties !== undefined && Object.prototype.hasOwnProperty.call(schema.properties, key) ? schema.properties[key] : undefined;
+  return own ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
 }
