@@ -14,7 +14,7 @@ import { createSecureContext, type ConnectionOptions, type SecureContext } from 
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ClientConfig, ConfigSource } from './kubeconfig.js';
 import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
-import { requestSignal } from './request-signal.js';
+import { requestSignal, type RequestSignal } from './request-signal.js';
 import type { Status } from '../api/meta.js';
 import { errorMessage } from '../util/errors.js';
 import { setIoTimeout, type IoTimeout } from '../util/io-timeout.js';
@@ -132,7 +132,7 @@ export function createTransport(opts: TransportOptions): Transport {
           rs.release();
           throw s.signal?.aborted ? (s.signal.reason ?? err) : new NetworkError(`${s.method} ${s.path}: ${errorMessage(err)}`, { cause: err });
         }
-        if (res !== 'http/1.1') return releasedWhenDone(res, rs.release);
+        if (res !== 'http/1.1') return releasedWhenDone(res, rs);
       }
       return new Promise<HttpResponse>((resolvePromise, reject) => {
         let req: http.ClientRequest;
@@ -145,7 +145,7 @@ export function createTransport(opts: TransportOptions): Transport {
           }
           req = (isHttps ? https : http).request(reqOpts, (res) => {
             headersTimer?.clear();
-            resolvePromise(releasedWhenDone(http1Response(res, req.reusedSocket), rs.release));
+            resolvePromise(releasedWhenDone(http1Response(res, req.reusedSocket), rs));
           });
           if (headersTimeoutMs > 0) headersTimer = setIoTimeout(() => req.destroy(new Error(`no response headers within ${headersTimeoutMs} ms`)), headersTimeoutMs);
         } catch (err) {
@@ -174,7 +174,7 @@ export function createTransport(opts: TransportOptions): Transport {
  * The response, releasing the request's signal once its body has been read to the end, failed or
  * been given up (the REST client always does one of these).
  */
-function releasedWhenDone(res: HttpResponse, release: () => void): HttpResponse {
+function releasedWhenDone(res: HttpResponse, rs: RequestSignal): HttpResponse {
   return {
     get statusCode() {
       return res.statusCode;
@@ -189,14 +189,19 @@ function releasedWhenDone(res: HttpResponse, release: () => void): HttpResponse 
       return res.complete;
     },
     destroy(err) {
-      release();
+      rs.release();
       res.destroy(err);
     },
     async *[Symbol.asyncIterator]() {
       try {
         yield* res;
+      } catch (err) {
+        // A body cut by the request's deadline fails as a bare abort ('aborted' over HTTP/1.1):
+        // the deadline says what happened.
+        const reason: unknown = rs.signal?.aborted ? rs.signal.reason : undefined;
+        throw reason instanceof Error && reason.name === 'TimeoutError' ? reason : err;
       } finally {
-        release();
+        rs.release();
       }
     },
   };

@@ -64,6 +64,12 @@ function handler(watches: Res[]) {
   return (req: Req, res: Res): void => {
     const url = new URL(req.url ?? '/', 'https://x');
     if (url.pathname === '/hang') return;
+    if (url.pathname === '/half') {
+      // Headers and part of a body, then nothing more.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"half":');
+      return;
+    }
     if (url.pathname === '/stall') {
       // Answers, then, once the whole answer is sent, holds this (shared) event loop past the
       // client's deadline, as a long synchronous job or a starved process would: the answer is
@@ -280,6 +286,24 @@ test('should take an answer that arrived while the process was stalled past the 
     // The request's own deadline, then the response-headers deadline of a request without one.
     assert.deepEqual(JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/stall?ms=300' }), 'stall')), { stalled: true });
     assert.deepEqual(JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/stall?ms=300&watch=false', timeoutMs: 0 }), 'stall')), { stalled: true });
+  }
+});
+
+test('should say a body cut by the request deadline timed out, over HTTP/2 and HTTP/1.1', async (t) => {
+  const pki = await pkiPromise;
+  const h2 = await startH2(t, pki);
+  const h1 = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.caPem, requestCert: true, rejectUnauthorized: false }, handler([]));
+  await new Promise<void>((r) => h1.listen(0, '127.0.0.1', r));
+  t.after(async () => {
+    h1.closeAllConnections();
+    await new Promise((r) => h1.close(r));
+  });
+  for (const url of [h2.url, `https://127.0.0.1:${(h1.address() as AddressInfo).port}`]) {
+    const cfg = await clientConfig(pki, url);
+    const transport = createTransport({ source: { current: () => cfg }, userAgent: 'test', timeoutMs: 100 });
+    t.after(() => transport.close());
+    const res = await transport.send({ method: 'GET', path: '/half' });
+    await assert.rejects(readBody(res, 'half'), (err: unknown) => err instanceof NetworkError && err.message === 'half: reading the response failed: The operation was aborted due to timeout');
   }
 });
 
