@@ -268,7 +268,8 @@ test('should fail with a NetworkError when response headers do not come in time,
   assert.equal(s.sessions.length, 1);
 });
 
-test('should take an answer that arrived while the process was stalled past the request deadline, over HTTP/2 and HTTP/1.1', async (t) => {
+/** A transport with a 100 ms request deadline to an HTTP/2 server, then one to an HTTP/1.1-only server. */
+async function transportsWithDeadline(t: { after(fn: () => void | Promise<void>): void }): Promise<Array<ReturnType<typeof createTransport>>> {
   const pki = await pkiPromise;
   const h2 = await startH2(t, pki);
   const h1 = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.caPem, requestCert: true, rejectUnauthorized: false }, handler([]));
@@ -277,10 +278,18 @@ test('should take an answer that arrived while the process was stalled past the 
     h1.closeAllConnections();
     await new Promise((r) => h1.close(r));
   });
+  const out = [];
   for (const url of [h2.url, `https://127.0.0.1:${(h1.address() as AddressInfo).port}`]) {
     const cfg = await clientConfig(pki, url);
     const transport = createTransport({ source: { current: () => cfg }, userAgent: 'test', timeoutMs: 100 });
     t.after(() => transport.close());
+    out.push(transport);
+  }
+  return out;
+}
+
+test('should take an answer that arrived while the process was stalled past the request deadline, over HTTP/2 and HTTP/1.1', async (t) => {
+  for (const transport of await transportsWithDeadline(t)) {
     // A first request settles the protocol and the connection, so the deadline only covers the stall.
     await readBody(await transport.send({ method: 'GET', path: '/whoami' }), 'whoami');
     // The request's own deadline, then the response-headers deadline of a request without one.
@@ -290,18 +299,7 @@ test('should take an answer that arrived while the process was stalled past the 
 });
 
 test('should say a body cut by the request deadline timed out, over HTTP/2 and HTTP/1.1', async (t) => {
-  const pki = await pkiPromise;
-  const h2 = await startH2(t, pki);
-  const h1 = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.caPem, requestCert: true, rejectUnauthorized: false }, handler([]));
-  await new Promise<void>((r) => h1.listen(0, '127.0.0.1', r));
-  t.after(async () => {
-    h1.closeAllConnections();
-    await new Promise((r) => h1.close(r));
-  });
-  for (const url of [h2.url, `https://127.0.0.1:${(h1.address() as AddressInfo).port}`]) {
-    const cfg = await clientConfig(pki, url);
-    const transport = createTransport({ source: { current: () => cfg }, userAgent: 'test', timeoutMs: 100 });
-    t.after(() => transport.close());
+  for (const transport of await transportsWithDeadline(t)) {
     const res = await transport.send({ method: 'GET', path: '/half' });
     await assert.rejects(readBody(res, 'half'), (err: unknown) => err instanceof NetworkError && err.message === 'half: reading the response failed: The operation was aborted due to timeout');
   }
