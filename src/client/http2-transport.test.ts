@@ -71,11 +71,12 @@ function handler(watches: Res[]) {
       return;
     }
     if (url.pathname === '/stall') {
-      // Answers, then, once the whole answer is sent, holds this (shared) event loop past the
-      // client's deadline, as a long synchronous job or a starved process would: the answer is
-      // waiting in the client's socket when its deadline falls due.
+      // Answers, then, once the whole answer is sent, holds this (shared) event loop until the
+      // time the client names (past its deadline), as a long synchronous job or a starved process
+      // would: the answer is waiting in the client's socket when its deadline falls due. An
+      // absolute time keeps the stall past the deadline however late a busy machine runs this.
       res.once('close', () => {
-        const until = Date.now() + Number(url.searchParams.get('ms'));
+        const until = Number(url.searchParams.get('until'));
         while (Date.now() < until) {
           // busy on purpose
         }
@@ -268,7 +269,10 @@ test('should fail with a NetworkError when response headers do not come in time,
   assert.equal(s.sessions.length, 1);
 });
 
-/** A transport with a 100 ms request deadline to an HTTP/2 server, then one to an HTTP/1.1-only server. */
+/** The request deadline of transportsWithDeadline: long enough for a first TLS handshake on a busy machine. */
+const DEADLINE_MS = 1000;
+
+/** A transport with a short request deadline to an HTTP/2 server, then one to an HTTP/1.1-only server. */
 async function transportsWithDeadline(t: { after(fn: () => void | Promise<void>): void }): Promise<Array<ReturnType<typeof createTransport>>> {
   const pki = await pkiPromise;
   const h2 = await startH2(t, pki);
@@ -281,7 +285,7 @@ async function transportsWithDeadline(t: { after(fn: () => void | Promise<void>)
   const out = [];
   for (const url of [h2.url, `https://127.0.0.1:${(h1.address() as AddressInfo).port}`]) {
     const cfg = await clientConfig(pki, url);
-    const transport = createTransport({ source: { current: () => cfg }, userAgent: 'test', timeoutMs: 100 });
+    const transport = createTransport({ source: { current: () => cfg }, userAgent: 'test', timeoutMs: DEADLINE_MS });
     t.after(() => transport.close());
     out.push(transport);
   }
@@ -293,8 +297,9 @@ test('should take an answer that arrived while the process was stalled past the 
     // A first request settles the protocol and the connection, so the deadline only covers the stall.
     await readBody(await transport.send({ method: 'GET', path: '/whoami' }), 'whoami');
     // The request's own deadline, then the response-headers deadline of a request without one.
-    assert.deepEqual(JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/stall?ms=300' }), 'stall')), { stalled: true });
-    assert.deepEqual(JSON.parse(await readBody(await transport.send({ method: 'GET', path: '/stall?ms=300&watch=false', timeoutMs: 0 }), 'stall')), { stalled: true });
+    const pastDeadline = (): number => Date.now() + DEADLINE_MS + 200;
+    assert.deepEqual(JSON.parse(await readBody(await transport.send({ method: 'GET', path: `/stall?until=${pastDeadline()}` }), 'stall')), { stalled: true });
+    assert.deepEqual(JSON.parse(await readBody(await transport.send({ method: 'GET', path: `/stall?until=${pastDeadline()}&watch=false`, timeoutMs: 0 }), 'stall')), { stalled: true });
   }
 });
 
