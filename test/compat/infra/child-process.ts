@@ -2,8 +2,9 @@
 // output goes to a log file in the run's folder so a failure can be read afterwards, and stopping
 // it always waits for the exit so no process outlives the suite.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
+import { dirname, join } from 'node:path';
 
 export interface Child {
   readonly name: string;
@@ -37,7 +38,12 @@ const live = new Set<Child>();
 export function startChild(opts: StartChildOptions): Child {
   const log = createWriteStream(opts.logPath, { flags: 'a', mode: 0o600 });
   log.write(`# ${new Date().toISOString()} ${opts.command} ${opts.args.join(' ')}\n`);
-  const proc = spawn(opts.command, opts.args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Temporary files go beside the log, into the run's folder: OCM's binaries write a self-signed
+  // serving certificate and its key to a new temporary folder at every start and never remove it.
+  const tmp = join(dirname(opts.logPath), 'tmp');
+  mkdirSync(tmp, { recursive: true, mode: 0o700 });
+  const env = { ...(opts.env ?? process.env), TMPDIR: tmp };
+  const proc = spawn(opts.command, opts.args, { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout.pipe(log, { end: false });
   proc.stderr.pipe(log, { end: false });
   let text = '';
