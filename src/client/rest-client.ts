@@ -139,6 +139,12 @@ class RestClient implements KubeClient {
     return new RestResourceClient<T>(this, type, type.namespaced ? namespace : undefined);
   }
 
+  newest<T extends KubeObject>(type: ResourceType, obj: T): T {
+    const name = obj.metadata.name;
+    if (!name) return obj;
+    return this.writes.newest(resourcePath(type, { namespace: type.namespaced ? obj.metadata.namespace : undefined, name }), obj);
+  }
+
   async request<R = unknown>(method: string, path: string, body?: unknown, opts: CallOptions & { contentType?: string } = {}): Promise<R> {
     const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const started = monotonicMs();

@@ -81,3 +81,44 @@ test('a write that changed nothing keeps its version usable (the server answers 
   assert.equal((await guard.run(ref('f'), '1', obj.write('1', 'real'))).metadata.resourceVersion, '2');
   assert.deepEqual(obj.sent, ['no-op', 'real']);
 });
+
+test('answers are not kept for a client that never asks for the newest copy', async () => {
+  const guard = createStaleWriteGuard();
+  const obj = fakeObject('a');
+  await guard.run(ref('a'), undefined, obj.write(undefined, 'accept'));
+  await guard.run(ref('a'), undefined, obj.write(undefined, 'taint'));
+  const cached = { metadata: { resourceVersion: '2' } };
+  assert.equal(guard.newest(ref('a').path, cached), cached);
+});
+
+test('newest hands out the last answer for a copy whose version a write replaced, and the copy itself otherwise', async () => {
+  const guard = createStaleWriteGuard();
+  const obj = fakeObject('a');
+  const path = ref('a').path;
+  const cached = { metadata: { resourceVersion: '1' } };
+  // Nothing written yet: the cached copy is the newest known (and answers are kept from now on).
+  assert.equal(guard.newest(path, cached), cached);
+  const answer = await guard.run(ref('a'), '1', obj.write('1', 'finalizer'));
+  assert.deepEqual(guard.newest(path, cached), { metadata: { resourceVersion: '2' } });
+  // A copy of the answer: the writer may change its own object afterwards.
+  answer.metadata.resourceVersion = 'changed by the writer';
+  assert.deepEqual(guard.newest(path, cached), { metadata: { resourceVersion: '2' } });
+  // The answer's own version, and versions this client never replaced, are taken as they are.
+  const current = { metadata: { resourceVersion: '2' } };
+  assert.equal(guard.newest(path, current), current);
+  const unknown = { metadata: { resourceVersion: '7' } };
+  assert.equal(guard.newest(path, unknown), unknown);
+  assert.equal(guard.newest(ref('b').path, cached), cached);
+});
+
+test('an unguarded write replaces the version the previous answer carried', async () => {
+  const guard = createStaleWriteGuard();
+  const obj = fakeObject('a');
+  guard.newest(ref('a').path, { metadata: {} });
+  await guard.run(ref('a'), undefined, obj.write(undefined, 'accept'));
+  await guard.run(ref('a'), undefined, obj.write(undefined, 'taint'));
+  assert.deepEqual(guard.newest(ref('a').path, { metadata: { resourceVersion: '2' } }), { metadata: { resourceVersion: '3' } });
+  // The previous answer's version is no longer usable as a precondition either.
+  await assert.rejects(guard.run(ref('a'), '2', obj.write('2', 'gc')), (err: unknown) => err instanceof ApiStatusError && err.code === 409);
+  assert.deepEqual(obj.sent, ['accept', 'taint']);
+});

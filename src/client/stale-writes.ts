@@ -10,6 +10,11 @@
 // object are sent one after another, and one guarded by a version known to be replaced fails at once,
 // exactly as the server would make it fail; the controller then retries from its refreshed cache as
 // it does after any conflict. Versions are only ever compared for equality: they stay opaque.
+//
+// The same knowledge tells which copy is newest: a cached object whose version one of these writes
+// replaced is older than the answer to the last of them (writes to one object go one at a time), so
+// a controller that asks gets that answer instead and writes against it, rather than failing once
+// more and waiting for its cache to catch up.
 
 import type { Status } from '../api/meta.js';
 import { ApiStatusError } from './errors.js';
@@ -18,6 +23,8 @@ import { ApiStatusError } from './errors.js';
 const MAX_OBJECTS = 4096;
 /** Replaced versions remembered per object. */
 const MAX_REPLACED = 8;
+/** Answers remembered (the least recently written are forgotten first): a cache catches up in moments. */
+const MAX_ANSWERS = 256;
 
 interface ObjectWrites {
   /** Settles when the last queued write to the object is done. */
@@ -38,6 +45,11 @@ export interface ObjectRef {
 export interface StaleWriteGuard {
   /** Runs `write` after the writes in flight to the same object, or throws the 409 it would get. */
   run<T>(ref: ObjectRef, precondition: string | undefined, write: () => Promise<T>): Promise<T>;
+  /**
+   * `obj` (a cached copy of the object at `path`), or a copy of the answer to the last write of it
+   * when a write replaced `obj`'s version. Not to be mutated, like a cache's objects.
+   */
+  newest<T>(path: string, obj: T): T;
 }
 
 /** The Status kube-apiserver answers to a write whose resourceVersion is not the object's. */
@@ -68,6 +80,10 @@ function isConflict(err: unknown): boolean {
 
 export function createStaleWriteGuard(): StaleWriteGuard {
   const objects = new Map<string, ObjectWrites>();
+  /** The last answer per object, copied (the writer keeps the original and may change it). */
+  const answers = new Map<string, { version: string; object: unknown }>();
+  /** Answers are kept once someone asks for them: most clients (an agent's) never do. */
+  let keeping = false;
 
   const entryOf = (path: string): ObjectWrites => {
     let e = objects.get(path);
@@ -89,7 +105,24 @@ export function createStaleWriteGuard(): StaleWriteGuard {
     if (e.replaced.length > MAX_REPLACED) e.replaced.shift();
   };
 
+  const keepAnswer = (e: ObjectWrites, path: string, version: string, answer: unknown): void => {
+    const last = answers.get(path);
+    // Answers to one object come one write after another: the previous one is older.
+    if (last !== undefined && last.version !== version) remember(e, last.version);
+    answers.delete(path);
+    answers.set(path, { version, object: structuredClone(answer) });
+    if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value as string);
+  };
+
   return {
+    newest(path, obj) {
+      keeping = true;
+      const version = versionOf(obj);
+      const last = answers.get(path);
+      const e = objects.get(path);
+      if (version === undefined || last === undefined || e === undefined || last.version === version) return obj;
+      return e.replaced.includes(version) && !e.replaced.includes(last.version) ? (last.object as typeof obj) : obj;
+    },
     async run(ref, precondition, write) {
       const e = entryOf(ref.path);
       const previous = e.tail;
@@ -101,7 +134,9 @@ export function createStaleWriteGuard(): StaleWriteGuard {
         if (precondition !== undefined && e.replaced.includes(precondition)) throw new ApiStatusError(conflictStatus(ref));
         try {
           const result = await write();
-          if (precondition !== undefined && versionOf(result) !== precondition) remember(e, precondition);
+          const version = versionOf(result);
+          if (precondition !== undefined && version !== precondition) remember(e, precondition);
+          if (keeping && version !== undefined) keepAnswer(e, ref.path, version, result);
           return result;
         } catch (err) {
           if (precondition !== undefined && isConflict(err)) remember(e, precondition);

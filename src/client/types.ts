@@ -77,6 +77,12 @@ export interface KubeClient {
   request<R = unknown>(method: string, path: string, body?: unknown, opts?: CallOptions & { contentType?: string }): Promise<R>;
   /** Raw GET returning status code and body text, never throwing on HTTP status (health probes). */
   probe(path: string, opts?: CallOptions & { timeoutMs?: number }): Promise<{ statusCode: number; body: string }>;
+  /**
+   * `obj` (a cached copy), or this client's last written copy of the same object when one of its
+   * writes replaced `obj`'s version: newer than a cache can be yet. Clients that do not track their
+   * writes leave it out.
+   */
+  newest?<T extends KubeObject>(type: ResourceType, obj: T): T;
   /** Release kept-alive connections. */
   close(): void;
 }

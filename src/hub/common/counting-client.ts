@@ -33,6 +33,7 @@ export function countingClient(inner: KubeClient, observe: RequestObserver): Kub
       return inner.request(method, path, body, opts);
     },
     probe: (path, opts) => inner.probe(path, opts),
+    ...(inner.newest ? { newest: inner.newest.bind(inner) } : {}),
     close: () => inner.close(),
   };
 }

@@ -45,6 +45,7 @@ export function throttledClient(inner: KubeClient, opts: ThrottleOptions): KubeC
     resource: <T extends KubeObject = KubeObject>(type: ResourceType, namespace?: string) => wrap(inner.resource<T>(type, namespace)),
     request: (method, path, body, o) => after(o?.signal, () => inner.request(method, path, body, o)),
     probe: (path, o) => after(o?.signal, () => inner.probe(path, o)),
+    ...(inner.newest ? { newest: inner.newest.bind(inner) } : {}),
     close: () => inner.close(),
   };
 }

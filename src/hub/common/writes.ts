@@ -2,9 +2,34 @@
 // when there is nothing to change.
 
 import type { KubeObject } from '../../api/meta.js';
-import { isNotFound } from '../../client/errors.js';
+import { isConflict, isNotFound } from '../../client/errors.js';
 import { preconditions } from '../../client/patch-writer.js';
-import type { ResourceClient } from '../../client/types.js';
+import type { KubeClient, ResourceClient, ResourceType } from '../../client/types.js';
+
+/** Attempts of writeNewest: enough for the few controllers that write a cluster at once. */
+const NEWEST_ATTEMPTS = 3;
+
+/**
+ * Runs `write` against the newest copy of `obj` the hub's client has (its own last write of the
+ * object when that replaced `obj`), and again when it fails with a conflict because another of
+ * the hub's controllers wrote the object meanwhile: the client then holds the copy that write
+ * answered. Several controllers react to the same change of a cluster at once; without this all
+ * but one conflict, and each retries after a backoff from a cache that may still be behind.
+ * Conflicts with other writers (an agent) are thrown as before.
+ */
+export async function writeNewest<T extends KubeObject, R>(client: KubeClient, type: ResourceType, obj: T, write: (base: T) => Promise<R>): Promise<R> {
+  const newest = (o: T): T => client.newest?.(type, o) ?? o;
+  let base = newest(obj);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write(base);
+    } catch (err) {
+      const next = isConflict(err) && attempt < NEWEST_ATTEMPTS ? newest(base) : base;
+      if (next === base) throw err;
+      base = next;
+    }
+  }
+}
 
 /** Adds a finalizer if missing; returns the patched object, or undefined when already present. */
 export async function addFinalizer<T extends KubeObject>(rc: ResourceClient<T>, obj: T, finalizer: string, signal?: AbortSignal): Promise<T | undefined> {

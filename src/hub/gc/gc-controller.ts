@@ -11,7 +11,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult, ResourceType } from '../../client/types.js';
 import { DEFAULT_KEY, type HubContext } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
-import { addFinalizer, removeFinalizer } from '../common/writes.js';
+import { addFinalizer, removeFinalizer, writeNewest } from '../common/writes.js';
 import { deletingErrorCondition, firstDeleteGroup, NO_RESOURCE_CONDITION, remainingCondition } from './gc-decision.js';
 import { aggregateMessage, errorMessage, toError } from '../../util/errors.js';
 import { enqueueByName } from '../../client/event-handlers.js';
@@ -53,7 +53,7 @@ export function setupGcController(ctx: HubContext): Controller {
     if (name === '' || name === DEFAULT_KEY) return {};
     const cluster = ctx.informers.clusters.lister.get(name);
     if (cluster && !cluster.metadata.deletionTimestamp) {
-      await addFinalizer(clusters, cluster, finalizers.resourceCleanup, signal);
+      await writeNewest(ctx.client, resourceTypes.managedClusters, cluster, (c) => (c.metadata.deletionTimestamp ? Promise.resolve(undefined) : addFinalizer(clusters, c, finalizers.resourceCleanup, signal)));
       return {};
     }
     const outcome = await gcResources(name, signal);

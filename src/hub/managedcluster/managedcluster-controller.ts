@@ -13,7 +13,7 @@ import type { HubContext } from '../common/context.js';
 import { aggregate, aggregateMessage, errorMessage, toError } from '../../util/errors.js';
 import { RequeueError, requeueOf } from '../common/errors.js';
 import { patchStatus } from '../../client/patch-writer.js';
-import { addFinalizer, removeFinalizer } from '../common/writes.js';
+import { addFinalizer, removeFinalizer, writeNewest } from '../common/writes.js';
 import { clusterLabels, clusterRoleBindings, clusterSpecificRbac } from '../rbac-manifests.js';
 import { acceptedCondition, autoAcceptPatch, clusterBranch, DENIED_CONDITION } from './acceptance-decision.js';
 import { enqueueByName, onEveryChange } from '../../client/event-handlers.js';
@@ -132,16 +132,20 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     });
     // The finalizer patch returns the object, so the status patch carries the fresh resourceVersion
     // (OCM patches with the old one, gets a conflict and needs a second sync).
-    const finalizer = addFinalizer(clusters, cluster, finalizers.apiResourceCleanup, signal);
+    const finalizer = writeNewest(client, resourceTypes.managedClusters, cluster, (c) => addFinalizer(clusters, c, finalizers.apiResourceCleanup, signal));
     // RBAC errors are logged and discarded, as OCM's applier does.
     const role = applyRbacList(client, listers, [clusterRole], log, signal);
     const [, patched] = await Promise.all([namespace, finalizer, role]);
-    const current = patched ?? cluster;
     await applyRbacList(client, listers, [clusterRoleBinding, ...clusterRoleBindings(name, options.labels)], log, signal, { concurrently: true });
     const cond = acceptedCondition(errors.length === 0 ? undefined : aggregateMessage(errors, 'lines'));
-    const status = { ...(current.status ?? {}), conditions: setCondition(current.status?.conditions, cond, new Date(clock.now())) };
+    // Other controllers write the cluster meanwhile (its taints, the GC finalizer): the status is
+    // patched against the newest copy the hub has.
+    const patchAccepted = (current: ManagedCluster): Promise<boolean> => {
+      const status = { ...(current.status ?? {}), conditions: setCondition(current.status?.conditions, cond, new Date(clock.now())) };
+      return patchStatus(clusters, current, status, signal);
+    };
     try {
-      if (await patchStatus(clusters, current, status, signal)) {
+      if (await writeNewest(client, resourceTypes.managedClusters, patched ?? cluster, patchAccepted)) {
         log.info(`managed cluster ${name} is accepted by hub cluster admin`, { key: name, reason: 'ManagedClusterAccepted' });
       }
     } catch (err) {

@@ -1,28 +1,34 @@
 // taintController: unreachable/unavailable taints from Available.
 
-import type { ManagedCluster } from '../../api/cluster.js';
+import type { ManagedCluster, Taint } from '../../api/cluster.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import type { HubContext } from '../common/context.js';
 import { patchSpec } from '../../client/patch-writer.js';
 import { desiredTaints } from './taint-decision.js';
 import { enqueueByName } from '../../client/event-handlers.js';
+import { writeNewest } from '../common/writes.js';
 
 const CONTROLLER_NAME = 'taintController';
 
 export function setupTaintController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });
   const clusters = ctx.client.resource<ManagedCluster>(resourceTypes.managedClusters);
-  async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const cluster = ctx.informers.clusters.lister.get(name);
-    if (!cluster || cluster.metadata.deletionTimestamp) return {};
+  /** The taints written, or undefined when they were right already. */
+  async function updateTaints(cluster: ManagedCluster, signal: AbortSignal): Promise<readonly Taint[] | undefined> {
+    if (cluster.metadata.deletionTimestamp) return undefined;
     const current = cluster.spec?.taints;
     const next = desiredTaints(current, cluster.status?.conditions);
-    if (next === current || (current === undefined && next.length === 0)) return {};
+    if (next === current || (current === undefined && next.length === 0)) return undefined;
     const spec = { ...(cluster.spec ?? { hubAcceptsClient: false }), taints: [...next] };
-    if (await patchSpec(clusters, cluster, spec, signal)) {
-      log.info(`Update the original taints to the ${JSON.stringify(next)}`, { key: name, reason: 'ManagedClusterConditionAvailableUpdated' });
-    }
+    return (await patchSpec(clusters, cluster, spec, signal)) ? next : undefined;
+  }
+
+  async function reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const cached = ctx.informers.clusters.lister.get(name);
+    if (!cached) return {};
+    const written = await writeNewest(ctx.client, resourceTypes.managedClusters, cached, (cluster) => updateTaints(cluster, signal));
+    if (written) log.info(`Update the original taints to the ${JSON.stringify(written)}`, { key: name, reason: 'ManagedClusterConditionAvailableUpdated' });
     return {};
   }
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
