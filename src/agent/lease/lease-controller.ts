@@ -27,6 +27,8 @@ export interface LeaseControllerOptions {
   clock?: Clock;
   /** Jitter source (default Math.random). */
   random?: () => number;
+  /** The first renewal waits for this (bounded): see LeaseUpdaterOptions. */
+  firstRenewalAfter?: Promise<void>;
 }
 
 export interface LeaseController {
@@ -48,6 +50,7 @@ export function createLeaseController(o: LeaseControllerOptions): LeaseControlle
     clock,
     random: o.random ?? Math.random,
     log,
+    ...(o.firstRenewalAfter ? { firstRenewalAfter: o.firstRenewalAfter } : {}),
   });
   let lastDurationSeconds: number | undefined;
   let runSignal: AbortSignal | undefined;

@@ -6,7 +6,7 @@ import { ApiStatusError, NetworkError, statusFromCode } from '../../client/error
 import { createManualClock } from '../../client/manual-clock.js';
 import { createLogger, nullLogger } from '../../util/logger.js';
 import { waitFor } from '../../../test/helpers/wait-for.js';
-import { createLeaseUpdater, type LeaseUpdaterOptions } from './lease-updater.js';
+import { createLeaseUpdater, FIRST_RENEWAL_WAIT_MS, type LeaseUpdaterOptions } from './lease-updater.js';
 
 /** Lets the fake client's promises settle (they resolve in microtasks, never on a timer). */
 const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -260,4 +260,34 @@ test('lease updater: a Retry-After from the hub stretches the retry', async () =
   assert.equal(clock.nextDue()! - clock.now(), 3000);
   u.stop();
   parent.abort();
+});
+
+test('lease updater: the very first renewal waits for firstRenewalAfter, and no longer than FIRST_RENEWAL_WAIT_MS', async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const { actions, u } = setup({ firstRenewalAfter: gate });
+  const parent = new AbortController();
+  u.start(60, parent.signal);
+  await settle();
+  assert.deepEqual(actions, []);
+  open();
+  await waitFor(() => actions.length === 2);
+  assert.deepEqual(actions, ['get', 'update']);
+  parent.abort();
+
+  // A gate that never opens holds the first renewal for FIRST_RENEWAL_WAIT_MS only; a restart does not wait again.
+  const never = setup({ firstRenewalAfter: new Promise<void>(() => undefined) });
+  const p2 = new AbortController();
+  never.u.start(60, p2.signal);
+  await settle();
+  assert.deepEqual(never.actions, []);
+  never.clock.advance(FIRST_RENEWAL_WAIT_MS - 1);
+  await settle();
+  assert.deepEqual(never.actions, []);
+  never.clock.advance(1);
+  await waitFor(() => never.actions.length === 2);
+  never.u.stop();
+  never.u.start(60, p2.signal);
+  await waitFor(() => never.actions.length === 4);
+  p2.abort();
 });

@@ -29,7 +29,12 @@ export interface LeaseUpdaterOptions {
   clock: Clock;
   random: () => number;
   log: Logger;
+  /** The updater's very first renewal waits for this, at most FIRST_RENEWAL_WAIT_MS. */
+  firstRenewalAfter?: Promise<void>;
 }
+
+/** Longest the first renewal waits for `firstRenewalAfter`. */
+export const FIRST_RENEWAL_WAIT_MS = 1000;
 
 type RenewOutcome = { ok: true } | { ok: false; step: 'get' | 'update'; err: unknown };
 
@@ -48,6 +53,23 @@ export function createLeaseUpdater(o: LeaseUpdaterOptions): LeaseUpdater {
 
   /** The lease as our last successful update left it; undefined until then and after any failure. */
   let last: Lease | undefined;
+  let waitBeforeFirst = o.firstRenewalAfter;
+
+  /** Waits for `firstRenewalAfter` once in the updater's life, bounded; the signal ends it too. */
+  const waitFirst = async (signal: AbortSignal): Promise<void> => {
+    const gate = waitBeforeFirst;
+    waitBeforeFirst = undefined;
+    if (!gate) return;
+    const bound = new AbortController();
+    const onAbort = (): void => bound.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.race([gate, o.clock.sleep(FIRST_RENEWAL_WAIT_MS, bound.signal).catch(() => undefined)]);
+    } finally {
+      bound.abort();
+      signal.removeEventListener('abort', onAbort);
+    }
+  };
 
   const attempt = async (signal: AbortSignal, known: Lease | undefined): Promise<RenewOutcome> => {
     let lease: Lease;
@@ -84,6 +106,7 @@ export function createLeaseUpdater(o: LeaseUpdaterOptions): LeaseUpdater {
   const loop = async (durationSeconds: number, signal: AbortSignal): Promise<void> => {
     const state: RenewState = { failures: 0 };
     let streakStart = 0;
+    await waitFirst(signal);
     while (!signal.aborted) {
       const r = await renew(signal);
       if (signal.aborted) return;

@@ -59,6 +59,8 @@ export interface StatusControllerOptions {
   hostname?: string;
   /** Hub event recorder (default: events.k8s.io/v1 recorder on hubClient, reporter `klusterlet-agent`). */
   hubEventRecorder?: EventRecorder;
+  /** Called after each sync attempt, successful or not. */
+  onSynced?: () => void;
   log: Logger;
   clock?: Clock;
 }
@@ -132,30 +134,37 @@ export function createStatusController(o: StatusControllerOptions): StatusContro
     resyncMs,
     resyncKeys: () => [DEFAULT_KEY],
     reconcile: async (_key, signal) => {
-      await syncClusterStatus(
-        {
-          clusterName: o.clusterName,
-          getCached: () => clusterInformer.lister.get(o.clusterName),
-          reconcilers,
-          patchStatus: async (patch, s) => {
-            await hubClusters.patch(o.clusterName, 'merge', patch, { subresource: 'status', signal: s });
-          },
-          onAvailabilityChange: (ev, cluster) => {
-            const ref: KubeObject = {
-              apiVersion: 'cluster.open-cluster-management.io/v1',
-              kind: 'ManagedCluster',
-              metadata: { name: o.clusterName, namespace: o.clusterName, ...(cluster.metadata.uid ? { uid: cluster.metadata.uid } : {}) },
-            };
-            recorder.event(ref, ev.type, ev.reason, ev.note, o.clusterName);
-          },
-          event: (reason, message) => log.info(message, { reason }),
-          requeueAfter: (ms) => controller.enqueueAfter(DEFAULT_KEY, ms),
-          now: () => new Date(clock.now()),
-        },
-        signal,
-      );
+      try {
+        await sync(signal);
+      } finally {
+        o.onSynced?.();
+      }
     },
   });
+
+  const sync = (signal: AbortSignal): Promise<unknown> =>
+    syncClusterStatus(
+      {
+        clusterName: o.clusterName,
+        getCached: () => clusterInformer.lister.get(o.clusterName),
+        reconcilers,
+        patchStatus: async (patch, s) => {
+          await hubClusters.patch(o.clusterName, 'merge', patch, { subresource: 'status', signal: s });
+        },
+        onAvailabilityChange: (ev, cluster) => {
+          const ref: KubeObject = {
+            apiVersion: 'cluster.open-cluster-management.io/v1',
+            kind: 'ManagedCluster',
+            metadata: { name: o.clusterName, namespace: o.clusterName, ...(cluster.metadata.uid ? { uid: cluster.metadata.uid } : {}) },
+          };
+          recorder.event(ref, ev.type, ev.reason, ev.note, o.clusterName);
+        },
+        event: (reason, message) => log.info(message, { reason }),
+        requeueAfter: (ms) => controller.enqueueAfter(DEFAULT_KEY, ms),
+        now: () => new Date(clock.now()),
+      },
+      signal,
+    );
 
   const enqueue = (): void => controller.enqueue(DEFAULT_KEY);
   for (const inf of informers) onEveryChange(inf, enqueue);

@@ -46,9 +46,15 @@ export interface MainControllersInput {
 
 export function mainControllers(i: MainControllersInput): Runnable[] {
   const opts = i.options;
+  // The first lease renewal makes the hub write the cluster's ClockSynced condition. Sent after the
+  // agent's own first status write, it no longer races that write (whose conflict would cost the
+  // join a retry before the hub sees Joined and Available).
+  let statusSynced!: () => void;
+  const firstStatusSync = new Promise<void>((resolve) => (statusSynced = resolve));
   const out: Runnable[] = [
-    createLeaseController({ clusterName: i.clusterName, hubClient: i.hubClient, hubInformers: i.hubInformers, log: i.log, clock: i.clock, random: i.random }),
+    createLeaseController({ clusterName: i.clusterName, hubClient: i.hubClient, hubInformers: i.hubInformers, log: i.log, clock: i.clock, random: i.random, firstRenewalAfter: firstStatusSync }),
     createStatusController({
+      onSynced: () => statusSynced(),
       clusterName: i.clusterName,
       hubClient: i.hubClient,
       hubInformers: i.hubInformers,

@@ -6,8 +6,11 @@ import { isConflict, isNotFound } from '../../client/errors.js';
 import { preconditions } from '../../client/patch-writer.js';
 import type { KubeClient, ResourceClient, ResourceType } from '../../client/types.js';
 
-/** Attempts of writeNewest: enough for the few controllers that write a cluster at once. */
-const NEWEST_ATTEMPTS = 3;
+/**
+ * Attempts of writeNewest: each retry follows another controller's successful write, and four of
+ * them may write a cluster at once as it joins (acceptance, finalizers, taints).
+ */
+const NEWEST_ATTEMPTS = 5;
 
 /**
  * Runs `write` against the newest copy of `obj` the hub's client has (its own last write of the
