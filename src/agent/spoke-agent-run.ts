@@ -45,7 +45,7 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
 
     // The hub to join, and the watch on the agent's secrets that every later phase relies on.
     const hub = await chooseBootstrapHub({ options: opts, names, log, clock, random }, signal);
-    const { secretInformer, filesChanged } = await watchAgentSecrets({ options: opts, managementClient: clients.management, secrets, log, clock, cancel }, scope, signal);
+    const { secretInformer, filesChanged } = await watchAgentSecrets({ options: opts, managementClient: clients.management, log, clock, cancel }, scope, signal);
     const hubKubeconfigValid = hubKubeconfigCheck({ options: opts, names, bootstrapKubeconfigFile: hub.kubeconfigFile, transport: hub.transport, clock });
 
     // Bootstrap, only without valid hub credentials: the ManagedCluster and a CSR with the bootstrap

@@ -7,7 +7,7 @@
 import type { Secret } from '../../api/core.js';
 import { createInformerFactory } from '../../client/informer-factory.js';
 import { resourceTypes } from '../../client/resource-types.js';
-import type { Informer, KubeClient, ResourceClient } from '../../client/types.js';
+import type { Informer, KubeClient } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { registerBootstrapKubeconfigHandler } from '../bootstrap-handler/bootstrap-kubeconfig-handler.js';
@@ -21,8 +21,6 @@ export interface AgentSecretsInput {
     timings: Pick<AgentTimings, 'informerResyncMs' | 'secretDumpResyncMs' | 'cacheSyncTimeoutMs'>;
   };
   managementClient: KubeClient;
-  /** Secrets of the agent's namespace on the management cluster. */
-  secrets: ResourceClient<Secret>;
   log: Logger;
   clock: Clock;
   /** Cancels the run (a restart). */
@@ -44,7 +42,6 @@ export async function watchAgentSecrets(i: AgentSecretsInput, scope: RunScope, s
   const filesChanged = createWakeup();
   const dumper = createHubKubeconfigSecretController({
     onDumped: () => filesChanged.wake(),
-    secrets: i.secrets,
     secretInformer,
     namespace: opts.namespace,
     name: opts.hubKubeconfigSecret,

@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import type { Secret } from '../../api/core.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import { fakeResourceClient } from '../register/fake-clients.js';
-import { dumpSecret, writeSecretFiles } from './dump-secret.js';
+import type { Informer, InformerHandlers } from '../../client/types.js';
+import { nullLogger } from '../../util/logger.js';
+import { waitFor } from '../../../test/helpers/wait-for.js';
+import { createHubKubeconfigSecretController, dumpSecret, writeSecretFiles } from './dump-secret.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
@@ -52,4 +55,46 @@ test('should make an existing readable dir 0700 and every file in it 0600, rewri
   assert.deepEqual(writeSecretFiles({ 'tls.key': b64('key'), 'tls.crt': b64('crt') }, dir), ['tls.crt']);
   assert.equal(statSync(dir).mode & 0o777, 0o700);
   for (const f of ['tls.key', 'tls.crt', 'old.key']) assert.equal(statSync(join(dir, f)).mode & 0o777, 0o600, f);
+});
+
+test('HubKubeconfigSecretController writes the files from the watched cache once it synced, and again on each event', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'ocm-ts-dump-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const dir = join(root, 'hub-kubeconfig');
+  const cache = new Map<string, Secret>();
+  let synced = false;
+  let markSynced!: () => void;
+  const whenSynced = new Promise<void>((r) => (markSynced = r));
+  const handlers: Array<InformerHandlers<Secret>> = [];
+  const informer: Informer<Secret> = {
+    lister: { get: (name) => cache.get(name), list: () => [...cache.values()], size: () => cache.size, count: () => cache.size },
+    addHandlers: (h) => void handlers.push(h),
+    start: () => undefined,
+    hasSynced: () => synced,
+    waitForSync: () => whenSynced,
+    state: () => (synced ? 'watching' : 'listing'),
+  };
+  const dumped: string[][] = [];
+  const controller = createHubKubeconfigSecretController({
+    secretInformer: informer, namespace: 'ns', name: 'hub', dir, resyncMs: 0, log: nullLogger(),
+    onDumped: (files) => dumped.push(files),
+  });
+  const ac = new AbortController();
+  const running = controller.run(ac.signal);
+  t.after(async () => {
+    ac.abort();
+    await running;
+  });
+  cache.set('hub', { metadata: { name: 'hub', namespace: 'ns' }, data: { kubeconfig: b64('kc') } });
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(dumped, [], 'nothing before the cache synced');
+  synced = true;
+  markSynced();
+  await waitFor(() => dumped.length === 1);
+  assert.deepEqual(dumped, [['kubeconfig']]);
+  const updated: Secret = { metadata: { name: 'hub', namespace: 'ns' }, data: { kubeconfig: b64('kc2') } };
+  cache.set('hub', updated);
+  for (const h of handlers) h.onUpdate?.(updated, updated);
+  await waitFor(() => dumped.length === 2);
+  assert.equal(readFileSync(join(dir, 'kubeconfig'), 'utf8'), 'kc2');
 });

@@ -71,7 +71,7 @@ export function writeSecretFiles(data: Readonly<Record<string, string>>, dir: st
 }
 
 export interface HubKubeconfigSecretControllerOptions {
-  secrets: ResourceClient<Secret>;
+  /** Secrets of the agent's namespace: the files are written from its cache. */
   secretInformer: Informer<Secret>;
   namespace: string;
   name: string;
@@ -91,8 +91,12 @@ export function createHubKubeconfigSecretController(o: HubKubeconfigSecretContro
     ...(o.clock ? { clock: o.clock } : {}),
     resyncMs: o.resyncMs,
     resyncKeys: () => [o.name],
-    reconcile: async (_key, signal) => {
-      const files = await dumpSecret({ secrets: o.secrets, namespace: o.namespace, name: o.name, dir: o.dir, signal });
+    // The watched cache holds the secret each event is about: reading it saves the round trip that
+    // a GET per event and per resync would cost (a joining agent waits for this one).
+    waitForSync: [o.secretInformer],
+    reconcile: async () => {
+      const secret = o.secretInformer.lister.get(o.name, o.namespace);
+      const files = secret ? writeSecretFiles(secret.data ?? {}, o.dir) : [];
       if (files.length > 0) {
         log.info('hub kubeconfig files updated', { dir: o.dir, files });
         o.onDumped?.(files);
