@@ -1,5 +1,6 @@
 // The lease updater of the lease controller: while started, renew the hub Lease
-// `managed-cluster-lease` in the cluster namespace at once, then again on the schedule of
+// `managed-cluster-lease` in the cluster namespace at once (the updater's very first renewal after
+// `firstRenewalAfter`, bounded by FIRST_RENEWAL_WAIT_MS), then again on the schedule of
 // renew-schedule.ts: every duration × (1 + 0.25 U) while renewals succeed (the wait starts after
 // each update finishes), sooner with a capped backoff after a failure. A renewal sets
 // spec.renewTime (MicroTime) on the lease and UPDATEs it; the lease is the one the previous
