@@ -135,36 +135,33 @@ export function createStatusController(o: StatusControllerOptions): StatusContro
     resyncKeys: () => [DEFAULT_KEY],
     reconcile: async (_key, signal) => {
       try {
-        await sync(signal);
+        await syncClusterStatus(
+          {
+            clusterName: o.clusterName,
+            getCached: () => clusterInformer.lister.get(o.clusterName),
+            reconcilers,
+            patchStatus: async (patch, s) => {
+              await hubClusters.patch(o.clusterName, 'merge', patch, { subresource: 'status', signal: s });
+            },
+            onAvailabilityChange: (ev, cluster) => {
+              const ref: KubeObject = {
+                apiVersion: 'cluster.open-cluster-management.io/v1',
+                kind: 'ManagedCluster',
+                metadata: { name: o.clusterName, namespace: o.clusterName, ...(cluster.metadata.uid ? { uid: cluster.metadata.uid } : {}) },
+              };
+              recorder.event(ref, ev.type, ev.reason, ev.note, o.clusterName);
+            },
+            event: (reason, message) => log.info(message, { reason }),
+            requeueAfter: (ms) => controller.enqueueAfter(DEFAULT_KEY, ms),
+            now: () => new Date(clock.now()),
+          },
+          signal,
+        );
       } finally {
         o.onSynced?.();
       }
     },
   });
-
-  const sync = (signal: AbortSignal): Promise<unknown> =>
-    syncClusterStatus(
-      {
-        clusterName: o.clusterName,
-        getCached: () => clusterInformer.lister.get(o.clusterName),
-        reconcilers,
-        patchStatus: async (patch, s) => {
-          await hubClusters.patch(o.clusterName, 'merge', patch, { subresource: 'status', signal: s });
-        },
-        onAvailabilityChange: (ev, cluster) => {
-          const ref: KubeObject = {
-            apiVersion: 'cluster.open-cluster-management.io/v1',
-            kind: 'ManagedCluster',
-            metadata: { name: o.clusterName, namespace: o.clusterName, ...(cluster.metadata.uid ? { uid: cluster.metadata.uid } : {}) },
-          };
-          recorder.event(ref, ev.type, ev.reason, ev.note, o.clusterName);
-        },
-        event: (reason, message) => log.info(message, { reason }),
-        requeueAfter: (ms) => controller.enqueueAfter(DEFAULT_KEY, ms),
-        now: () => new Date(clock.now()),
-      },
-      signal,
-    );
 
   const enqueue = (): void => controller.enqueue(DEFAULT_KEY);
   for (const inf of informers) onEveryChange(inf, enqueue);

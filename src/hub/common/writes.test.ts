@@ -4,8 +4,8 @@ import type { ManagedCluster } from '../../api/cluster.js';
 import { ApiStatusError } from '../../client/errors.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import { conflictStatus, createStaleWriteGuard, type ObjectRef } from '../../client/stale-writes.js';
-import type { KubeClient } from '../../client/types.js';
-import { writeNewest } from './writes.js';
+import type { KubeClient, ResourceClient } from '../../client/types.js';
+import { addFinalizer, writeNewest } from './writes.js';
 
 const ref: ObjectRef = { path: '/apis/cluster.open-cluster-management.io/v1/managedclusters/c1', name: 'c1', group: 'cluster.open-cluster-management.io', resource: 'managedclusters' };
 
@@ -80,4 +80,12 @@ test('a write that keeps losing gives up after five attempts', async () => {
     (err: unknown) => err instanceof ApiStatusError && err.code === 409,
   );
   assert.equal(attempts, 5);
+});
+
+test('addFinalizer sends nothing for an object being deleted, which takes no new finalizer', async () => {
+  const sent: unknown[] = [];
+  const rc = { patch: async (...args: unknown[]) => (sent.push(args), undefined) } as unknown as ResourceClient<ManagedCluster>;
+  const deleting: ManagedCluster = { apiVersion: 'cluster.open-cluster-management.io/v1', kind: 'ManagedCluster', metadata: { name: 'c1', resourceVersion: '3', deletionTimestamp: '2026-12-07T00:00:00Z' }, spec: { hubAcceptsClient: true } };
+  assert.equal(await addFinalizer(rc, deleting, 'gc'), undefined);
+  assert.deepEqual(sent, []);
 });

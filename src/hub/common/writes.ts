@@ -34,10 +34,13 @@ export async function writeNewest<T extends KubeObject, R>(client: KubeClient, t
   }
 }
 
-/** Adds a finalizer if missing; returns the patched object, or undefined when already present. */
+/**
+ * Adds a finalizer if missing; returns the patched object, or undefined when already present or
+ * when the object is being deleted (no new finalizer is accepted then).
+ */
 export async function addFinalizer<T extends KubeObject>(rc: ResourceClient<T>, obj: T, finalizer: string, signal?: AbortSignal): Promise<T | undefined> {
   const existing = obj.metadata.finalizers ?? [];
-  if (existing.includes(finalizer)) return undefined;
+  if (existing.includes(finalizer) || obj.metadata.deletionTimestamp) return undefined;
   return rc.patch(obj.metadata.name ?? '', 'merge', { metadata: { ...preconditions(obj), finalizers: [...existing, finalizer] } }, signal ? { signal } : {});
 }
 

@@ -53,7 +53,7 @@ export function setupGcController(ctx: HubContext): Controller {
     if (name === '' || name === DEFAULT_KEY) return {};
     const cluster = ctx.informers.clusters.lister.get(name);
     if (cluster && !cluster.metadata.deletionTimestamp) {
-      await writeNewest(ctx.client, resourceTypes.managedClusters, cluster, (c) => (c.metadata.deletionTimestamp ? Promise.resolve(undefined) : addFinalizer(clusters, c, finalizers.resourceCleanup, signal)));
+      await writeNewest(ctx.client, resourceTypes.managedClusters, cluster, (c) => addFinalizer(clusters, c, finalizers.resourceCleanup, signal));
       return {};
     }
     const outcome = await gcResources(name, signal);
