@@ -58,7 +58,7 @@ describe('embedded API server under fuzzing', { timeout }, () => {
     const requestsBefore = runner.requests;
     const knownBefore = new Map(runner.knownHits);
     runner.startProperty();
-    await fc.assert(fc.asyncProperty(arb, predicate), { seed: opts.seed, numRuns: Math.max(1, Math.round(runs)) });
+    await fc.assert(fc.asyncProperty(arb, predicate), { seed: opts.seed, numRuns: Math.max(1, Math.round(runs)), includeErrorInReport: true });
     const mem = process.memoryUsage();
     t.diagnostic(`${runner.requests - requestsBefore} requests (seed ${opts.seed}); heap ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB, rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB`);
     t.diagnostic(`answers: ${[...runner.outcomes].sort().map(([k, n]) => `${k}: ${n}`).join(', ')}; successful non-admin writes checked: ${runner.rightsChecked}; certificates issued so far: ${runner.certificatesIssued.count}`);
