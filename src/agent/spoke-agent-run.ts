@@ -5,14 +5,18 @@
 // cancelled. Returns normally when the signal aborts; throws when a step fails, AgentConfigError
 // when the options are wrong.
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { hubSecretKeys } from '../api/constants.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/clock.js';
 import type { HubKubeconfigHealthChecker } from './health/health-server.js';
-import type { SpokeAgentOptions } from './options/agent-options.js';
+import { gateEnabled, type SpokeAgentOptions } from './options/agent-options.js';
 import { chooseBootstrapHub } from './phases/bootstrap-hub.js';
 import { watchAgentSecrets } from './phases/agent-secrets.js';
 import { startBootstrapControllers } from './phases/bootstrap-phase.js';
 import { connectToHub, startMainPhase } from './phases/main-phase.js';
+import { preconnectHub } from './phases/preconnect-hub.js';
 import { prepare } from './phases/prepare.js';
 import { createRunScope, untilAborted } from './phases/run-scope.js';
 import { hubKubeconfigCheck, waitForHubKubeconfig } from './phases/wait-for-hub-kubeconfig.js';
@@ -34,9 +38,13 @@ export interface RunOnceOptions {
 
 export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal): Promise<void> {
   const { options: opts, clock, random, userAgent, cancel } = o;
+  let releaseMainConnection = (): void => undefined;
   o.onPhase('starting');
   o.log.info('Cluster name and agent ID', { clusterName: opts.clusterName, agentID: opts.agentId });
   const scope = createRunScope();
+  // A first join (no client certificate from an earlier one on disk) will bootstrap: its hub
+  // connection is opened while the agent prepares.
+  const releaseBootstrapConnection = firstJoinWithRest(opts) ? preconnectHub(opts.bootstrapKubeconfig, userAgent, o.log) : () => undefined;
   try {
     // Prepare: management and spoke clients, the hub kubeconfig secret dumped to files, final names.
     const { clients, secrets, names, spokeCaBundle } = await prepare({ options: opts, log: o.log, userAgent, random }, scope, signal);
@@ -53,14 +61,18 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
     if (!hubKubeconfigValid() && !signal.aborted) {
       o.onPhase('bootstrap', { clusterName, agentId });
       const bootstrap = startBootstrapControllers({ options: opts, names, hub, spokeCaBundle, secrets, secretInformer, log, clock, random, userAgent, cancel, runScope: scope }, signal);
+      releaseBootstrapConnection();
       let ready = false;
       try {
         ready = await waitForHubKubeconfig({ valid: hubKubeconfigValid, filesChanged, pollMs: opts.timings.bootstrapPollMs, clock, log }, signal);
         if (ready) log.info('hub client config is ready; stopping the bootstrap controllers');
+        // The main phase's connection, with the new certificate, opens while the bootstrap controllers stop.
+        if (ready && hub.transport.kind === 'rest') releaseMainConnection = preconnectHub(names.hubKubeconfigFile, userAgent, log);
       } finally {
         await bootstrap.stop(ready);
       }
     }
+    releaseBootstrapConnection();
     if (signal.aborted) return;
 
     // Main: the hub credentials, the main controllers, and the health check, until the run ends.
@@ -68,13 +80,21 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
       { hubKubeconfigFile: names.hubKubeconfigFile, transport: hub.transport, clusterName, log, clock, random, userAgent, rateLimit: { qps: opts.hubKubeApiQps, burst: opts.hubKubeApiBurst } },
       scope,
     );
+    releaseMainConnection();
     o.onPhase('main', { clusterName, agentId });
     const controllers = startMainPhase({ options: opts, names, hubClient, clients, hub, secrets, secretInformer, log, clock, random, cancel }, scope, signal);
     o.checker.setCheck(hubKubeconfigValid);
     log.info('registration agent main phase started', { controllers });
     await untilAborted(signal);
   } finally {
+    releaseBootstrapConnection();
+    releaseMainConnection();
     o.checker.setCheck(undefined);
     await scope.end();
   }
+}
+
+/** The CSR driver with one bootstrap kubeconfig, and no hub credentials left by an earlier join. */
+function firstJoinWithRest(opts: Readonly<SpokeAgentOptions>): boolean {
+  return opts.registrationAuth !== 'grpc' && !gateEnabled(opts, 'MultipleHubs') && opts.bootstrapKubeconfig !== '' && !existsSync(join(opts.hubKubeconfigDir, hubSecretKeys.tlsCert));
 }

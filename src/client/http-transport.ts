@@ -44,6 +44,12 @@ export interface Transport {
   readonly server: string;
   /** Sends a request and resolves with the response once headers arrive (the body is unread). */
   send(opts: SendOptions): Promise<HttpResponse>;
+  /**
+   * Opens the connection the next request will use (HTTPS servers speaking HTTP/2), so that its
+   * handshake overlaps the caller's other work. Never fails: a connection that cannot be made is
+   * left for that request to meet.
+   */
+  preconnect(): void;
   close(): void;
 }
 
@@ -74,9 +80,32 @@ export function createTransport(opts: TransportOptions): Transport {
     }
     return c;
   };
+  const tlsTarget = (cfg: ClientConfig, url: URL): TlsTarget => {
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    const context = contextOf(cfg);
+    return {
+      origin: url.origin,
+      host: hostname,
+      port: Number(url.port || 443),
+      rejectUnauthorized: !cfg.insecureSkipTlsVerify,
+      // As the https agent does: SNI names the host unless it is an address.
+      ...(cfg.tlsServerName ? { servername: cfg.tlsServerName } : isIP(hostname) === 0 ? { servername: hostname } : {}),
+      ...(context ? { secureContext: context } : { ca: cfg.caPem, cert: cfg.certPem, key: cfg.keyPem }),
+    };
+  };
   return {
     get server(): string {
       return opts.source.current().server;
+    },
+    preconnect(): void {
+      if (!h2) return;
+      try {
+        const cfg = opts.source.current();
+        const url = new URL(cfg.server);
+        if (url.protocol === 'https:') h2.preconnect(cfg, tlsTarget(cfg, url));
+      } catch {
+        // an unreadable config or server URL: the next request reports it
+      }
     },
     async send(s: SendOptions): Promise<HttpResponse> {
       const cfg = opts.source.current();
@@ -114,20 +143,9 @@ export function createTransport(opts: TransportOptions): Transport {
       // Streams have no overall timeout, but their response headers must still arrive in time.
       const headersTimeoutMs = timeoutMs > 0 ? 0 : opts.timeoutMs;
       if (isHttps && h2) {
-        const hostname = url.hostname.replace(/^\[|\]$/g, '');
-        const context = contextOf(cfg);
-        const target: TlsTarget = {
-          origin: url.origin,
-          host: hostname,
-          port: Number(url.port || 443),
-          rejectUnauthorized: !cfg.insecureSkipTlsVerify,
-          // As the https agent does: SNI names the host unless it is an address.
-          ...(cfg.tlsServerName ? { servername: cfg.tlsServerName } : isIP(hostname) === 0 ? { servername: hostname } : {}),
-          ...(context ? { secureContext: context } : { ca: cfg.caPem, cert: cfg.certPem, key: cfg.keyPem }),
-        };
         let res: HttpResponse | 'http/1.1';
         try {
-          res = await h2.send(cfg, target, { headers: http2Headers(s.method, url, headers), body: s.body, signal, headersTimeoutMs });
+          res = await h2.send(cfg, tlsTarget(cfg, url), { headers: http2Headers(s.method, url, headers), body: s.body, signal, headersTimeoutMs });
         } catch (err) {
           rs.release();
           throw s.signal?.aborted ? (s.signal.reason ?? err) : new NetworkError(`${s.method} ${s.path}: ${errorMessage(err)}`, { cause: err });

@@ -167,6 +167,42 @@ test('should share one HTTP/2 session for many requests and several watches, pre
   ac.abort();
 });
 
+test('should open the session on preconnect, without a request, and send the next request over it', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki);
+  const client = createKubeClient(await clientConfig(pki, s.url));
+  t.after(() => client.close());
+  let streams = 0;
+  const opened = new Promise<void>((resolve) => {
+    const check = (): void => {
+      const session = s.sessions[0];
+      if (!session) return void setTimeout(check, 5);
+      session.on('stream', () => streams++);
+      resolve();
+    };
+    check();
+  });
+  client.preconnect?.();
+  client.preconnect?.();
+  await opened;
+  assert.equal(streams, 0);
+  assert.equal((await client.request<WhoAmI>('GET', '/whoami')).cn, 'agent');
+  assert.equal(s.sessions.length, 1);
+  assert.equal(streams, 1);
+});
+
+test('should leave a failed preconnect to the next request, which reports it', async (t) => {
+  // A port nothing listens on: the preconnect fails quietly, the request fails with a NetworkError.
+  const probe = net.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((r) => probe.close(r));
+  const client = createKubeClient(await clientConfig(await pkiPromise, `https://127.0.0.1:${port}`));
+  t.after(() => client.close());
+  client.preconnect?.();
+  await assert.rejects(client.request('GET', '/whoami'), NetworkError);
+});
+
 test('should open a second session only when watches fill the server stream limit', async (t) => {
   const pki = await pkiPromise;
   const s = await startH2(t, pki, { maxConcurrentStreams: 2 });

@@ -56,6 +56,8 @@ interface StreamRequest {
 export interface Http2Sessions {
   /** Sends over the config's session; `'http/1.1'` when the server does not speak h2 (nothing was sent). */
   send(cfg: ClientConfig, target: TlsTarget, req: StreamRequest): Promise<HttpResponse | 'http/1.1'>;
+  /** Opens a session for the config unless one is open or opening; a failure is left for the next request. */
+  preconnect(cfg: ClientConfig, target: TlsTarget): void;
   /** Number of sessions open or closing (for tests and traces). */
   readonly sessionCount: number;
   /** Destroys every session; later requests open new ones. */
@@ -248,6 +250,9 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
         if (!(err instanceof RefusedStreamError) || (req.refusals ?? 0) >= 3 || req.signal?.aborted) throw err;
         return this.send(cfg, target, { ...req, refusals: (req.refusals ?? 0) + 1 });
       }
+    },
+    preconnect(cfg, target) {
+      acquire(cfg, target).catch(() => undefined);
     },
     get sessionCount() {
       return live.size;

@@ -91,6 +91,7 @@ function sharedFileTransport(config: { kubeconfigPath: string; context?: string 
       return entry.transport.server;
     },
     send: (s) => entry.transport.send(s),
+    preconnect: () => entry.transport.preconnect(),
     close: () => {
       if (released) return;
       released = true;
@@ -118,6 +119,7 @@ function rateLimitedTransport(inner: Transport, limit: { qps: number; burst: num
       if (delay > 0) await realClock.sleep(delay, s.signal);
       return inner.send(s);
     },
+    preconnect: () => inner.preconnect(),
     close: () => inner.close(),
   };
 }
@@ -176,6 +178,10 @@ class RestClient implements KubeClient {
     this.log.debug('http watch opened', { path, code: res.statusCode, durationMs: monotonicMs() - started, connection: connectionOf(res) });
     if (res.statusCode !== 200) throw statusErrorFrom(res, await readBody(res, `GET ${path}`));
     return res;
+  }
+
+  preconnect(): void {
+    this.transport.preconnect();
   }
 
   close(): void {

@@ -21,7 +21,7 @@ function answer(statusCode: number, headers: Record<string, string> = {}, body =
 function fixture(answers: HttpResponse[]): { transport: Transport; sent: () => number; waits: number[] } {
   let sent = 0;
   const waits: number[] = [];
-  const inner: Transport = { server: 'https://hub', send: async () => answers[Math.min(sent++, answers.length - 1)]!, close: () => undefined };
+  const inner: Transport = { server: 'https://hub', send: async () => answers[Math.min(sent++, answers.length - 1)]!, preconnect: () => undefined, close: () => undefined };
   const transport = retryAfterTransport(inner, nullLogger(), { sleep: async (ms) => void waits.push(ms) });
   return { transport, sent: () => sent, waits };
 }
@@ -53,7 +53,7 @@ test('a 429 without Retry-After, a 5xx and a success go straight back', async ()
 });
 
 test('an aborted request stops waiting', async () => {
-  const inner: Transport = { server: 'https://hub', send: async () => answer(429, { 'retry-after': '30' }), close: () => undefined };
+  const inner: Transport = { server: 'https://hub', send: async () => answer(429, { 'retry-after': '30' }), preconnect: () => undefined, close: () => undefined };
   const ctl = new AbortController();
   const transport = retryAfterTransport(inner, nullLogger(), {
     sleep: (_ms, signal) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true })),

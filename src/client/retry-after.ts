@@ -28,6 +28,7 @@ export function retryAfterTransport(inner: Transport, log: Logger, clock: Pick<C
         await clock.sleep(seconds * 1000, s.signal);
       }
     },
+    preconnect: () => inner.preconnect(),
     close: () => inner.close(),
   };
 }

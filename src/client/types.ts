@@ -83,6 +83,12 @@ export interface KubeClient {
    * writes leave it out.
    */
   newest?<T extends KubeObject>(type: ResourceType, obj: T): T;
+  /**
+   * Opens the connection the next request will use, so that its handshake overlaps other work; a
+   * connection that cannot be made is left for that request to meet. Clients without connections
+   * of their own leave it out.
+   */
+  preconnect?(): void;
   /** Release kept-alive connections. */
   close(): void;
 }

@@ -1,0 +1,31 @@
+// The hub connection of the next phase, opened ahead of it: a TLS handshake with the hub costs
+// milliseconds on loopback and round trips to a remote hub, and it would otherwise start only once
+// the phase sends its first request. Opening it while the agent still works on its own cluster (its
+// namespace, its secrets; or, once the certificate is issued, stopping the bootstrap controllers)
+// takes it off the join's critical path. Clients of one kubeconfig file share a transport, so the
+// phase's own client uses this connection as long as the one opened here is held until the phase's
+// client exists.
+
+import { createKubeClient } from '../../client/rest-client.js';
+import type { Logger } from '../../util/logger.js';
+
+/**
+ * Opens a connection to the server of `kubeconfigFile` (REST over HTTP/2 only) and returns the
+ * release of the client holding it (idempotent). Sends no request, so the credentials are only
+ * used for the TLS handshake; any failure is left for the phase's first request.
+ */
+export function preconnectHub(kubeconfigFile: string, userAgent: string, log: Logger): () => void {
+  let release = (): void => undefined;
+  try {
+    // The same options as the phase's client (hub-client.ts) give the same shared transport.
+    const client = createKubeClient({ kubeconfigPath: kubeconfigFile }, { log, userAgent });
+    client.preconnect?.();
+    release = () => {
+      release = () => undefined;
+      client.close();
+    };
+  } catch {
+    // An unreadable kubeconfig: the phase reports it when it loads the file itself.
+  }
+  return () => release();
+}
