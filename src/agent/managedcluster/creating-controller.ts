@@ -76,7 +76,23 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
     return res.cluster;
   };
 
+  const created = (): void => log.info(`Managed cluster "${name}" created on hub`, { reason: 'ManagedClusterCreated' });
+  const createFailed = (err: unknown): Error => new Error(`unable to create managed cluster with name "${name}" on hub: ${errorMessage(err)}`, { cause: err });
+  // The first sync creates at once: a cluster joining for the first time is not on the hub yet, and
+  // reading it first would put one more round trip to the hub on the join's path. AlreadyExists
+  // (a cluster joining again) goes on as every later sync does, from the cluster as the hub has it.
+  let createFirst = true;
   const sync = async (signal: AbortSignal): Promise<void> => {
+    if (createFirst) {
+      createFirst = false;
+      try {
+        await clusters.create(decorate(newHubCluster(name)), { signal });
+        return created();
+      } catch (err) {
+        if (ignorable(err)) return;
+        if (!isAlreadyExists(err)) throw createFailed(err);
+      }
+    }
     let existing: ManagedCluster | undefined;
     try {
       existing = await clusters.get(name, { signal });
@@ -92,10 +108,9 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
         await clusters.create(decorate(newHubCluster(name)), { signal });
       } catch (err) {
         if (isAlreadyExists(err) || ignorable(err)) return;
-        throw new Error(`unable to create managed cluster with name "${name}" on hub: ${errorMessage(err)}`, { cause: err });
+        throw createFailed(err);
       }
-      log.info(`Managed cluster "${name}" created on hub`, { reason: 'ManagedClusterCreated' });
-      return;
+      return created();
     }
     const next = decorate(existing);
     if (clientConfigCount(next) === clientConfigCount(existing)) return;

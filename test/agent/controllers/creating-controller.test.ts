@@ -22,10 +22,25 @@ after(async () => {
 
 const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
 
-test('create a new cluster: client config {url, caBundle} and only the agent-prefixed annotation', async () => {
+test('create a new cluster at once (no read first): client config {url, caBundle} and only the agent-prefixed annotation', async () => {
+  let gets = 0;
+  const counting = new Proxy(env.hubAdmin, {
+    get(target, prop, receiver) {
+      if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
+      return (t: Parameters<typeof target.resource>[0]) => {
+        const r = target.resource<ManagedCluster>(t);
+        return new Proxy(r, {
+          get(rt, p, rr) {
+            if (p === 'get') gets++;
+            return Reflect.get(rt, p, rr) as unknown;
+          },
+        });
+      };
+    },
+  });
   const c = createCreatingController({
     clusterName: 'create-new',
-    bootstrapClient: env.hubAdmin,
+    bootstrapClient: counting,
     clusterAnnotations: { 'agent.open-cluster-management.io/test': 'true', 'other.io/x': 'dropped' },
     spokeExternalServerUrls: ['https://spoke.example.com:6443'],
     spokeCaBundle: ca,
@@ -42,6 +57,7 @@ test('create a new cluster: client config {url, caBundle} and only the agent-pre
   });
   ac.abort();
   await running;
+  assert.equal(gets, 0, 'the first sync of a new cluster creates it without reading it first');
   assert.deepEqual(mc.spec?.managedClusterClientConfigs, [{ url: 'https://spoke.example.com:6443', caBundle: ca.toString('base64') }]);
   assert.deepEqual(mc.metadata.annotations, { 'agent.open-cluster-management.io/test': 'true' });
   assert.equal(mc.spec?.hubAcceptsClient, false);
@@ -76,11 +92,12 @@ test('an existing cluster is updated only when the number of client configs chan
   assert.equal((await clusters.get('existing')).metadata.resourceVersion, after1.metadata.resourceVersion);
 });
 
-test('a hub that fails the get is retried with backoff capped at 30 s; done resolves only once the cluster exists', async () => {
+test('a hub that fails the create and the get is retried with backoff capped at 30 s; done resolves only once the cluster exists', async () => {
   const clock = createManualClock();
   let failuresLeft = 16; // uncapped, the 16th retry would wait 5 ms × 2^15 ≈ 164 s
-  let gets = 0;
-  // A hub starved by a join storm: the ManagedCluster get times out or fails, again and again.
+  let calls = 0;
+  let creates = 0;
+  // A hub starved by a join storm: the ManagedCluster create and get time out or fail, again and again.
   const starvedHub = new Proxy(env.hubAdmin, {
     get(target, prop, receiver) {
       if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
@@ -88,11 +105,12 @@ test('a hub that fails the get is retried with backoff capped at 30 s; done reso
         const r = target.resource<ManagedCluster>(t);
         return new Proxy(r, {
           get(rt, p, rr) {
-            if (p !== 'get') return Reflect.get(rt, p, rr) as unknown;
-            return async (name: string, o: { signal?: AbortSignal }) => {
-              gets++;
-              if (failuresLeft-- > 0) throw gets % 2 === 0 ? new NetworkError('request timed out after 30000 ms') : new ApiStatusError(statusFromCode(503));
-              return rt.get(name, o);
+            if (p !== 'get' && p !== 'create') return Reflect.get(rt, p, rr) as unknown;
+            return async (arg: string & ManagedCluster, o: { signal?: AbortSignal }) => {
+              calls++;
+              if (p === 'create') creates++;
+              if (failuresLeft-- > 0) throw calls % 2 === 0 ? new NetworkError('request timed out after 30000 ms') : new ApiStatusError(statusFromCode(503));
+              return p === 'get' ? rt.get(arg, o) : rt.create(arg, o);
             };
           },
         });
@@ -107,13 +125,15 @@ test('a hub that fails the get is retried with backoff capped at 30 s; done reso
   const waits: number[] = [];
   for (let attempt = 1; attempt <= 16; attempt++) {
     // The retry is the earliest timer (the resync is an hour away).
-    await waitFor(() => gets === attempt && clock.nextDue() !== undefined && clock.nextDue()! - clock.now() < 3_600_000);
-    assert.equal(done, false, 'not done while the get fails');
+    await waitFor(() => calls === attempt && clock.nextDue() !== undefined && clock.nextDue()! - clock.now() < 3_600_000);
+    assert.equal(done, false, 'not done while the hub fails');
     waits.push(clock.nextDue()! - clock.now());
     clock.advance(waits.at(-1)!);
   }
   await c.done;
-  assert.equal(gets, 17);
+  // The first sync creates at once; the retries read the cluster first, then create it.
+  assert.equal(calls, 18);
+  assert.equal(creates, 2);
   assert.equal(Math.max(...waits), 30_000, `retry waits ${waits.join(', ')} ms`);
   assert.deepEqual(waits.slice(0, 3), [5, 10, 20]);
   const mc = await env.hubAdmin.resource<ManagedCluster>(resourceTypes.managedClusters).get('create-after-failures');
@@ -126,11 +146,10 @@ test('done resolves when the bootstrap identity may no longer read the cluster (
   const forbidden = new Proxy(env.hubAdmin, {
     get(target, prop, receiver) {
       if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
-      return () => ({
-        get: async () => {
-          throw new ApiStatusError(statusFromCode(403));
-        },
-      });
+      const refuse = async (): Promise<never> => {
+        throw new ApiStatusError(statusFromCode(403));
+      };
+      return () => ({ get: refuse, create: refuse });
     },
   });
   const c = createCreatingController({ clusterName: 'forbidden', bootstrapClient: forbidden, log: nullLogger() });
