@@ -3,7 +3,8 @@
 // small statistics. Nothing here prints.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Agent, request, type RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,6 +13,7 @@ import type { ManagedCluster } from '../src/api/cluster.js';
 import { resourceTypes } from '../src/client/index.js';
 import type { KubeClient } from '../src/client/types.js';
 import type { LogFields, Logger } from '../src/util/logger.js';
+import { parseYaml, toYaml } from '../src/util/yaml.js';
 
 const JOINED = 'ManagedClusterJoined';
 const AVAILABLE = 'ManagedClusterConditionAvailable';
@@ -244,4 +246,56 @@ export function newerSourceThan(built: string, srcDir: string): boolean {
       return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && statSync(p).mtimeMs > builtAt;
     });
   return walk(srcDir);
+}
+
+export interface DelayRelay {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP relay to `host:port` that holds every chunk `oneWayMs` in each direction, so that a server
+ * on loopback behaves as one `2 × oneWayMs` of round trip away (the TCP handshake with the relay
+ * itself is not delayed; everything after it, TLS included, is).
+ */
+export async function startDelayRelay(host: string, port: number, oneWayMs: number): Promise<DelayRelay> {
+  const sockets = new Set<Socket>();
+  const track = (s: Socket): void => {
+    sockets.add(s);
+    s.setNoDelay(true);
+    s.on('close', () => sockets.delete(s));
+  };
+  // Timers of one delay fire in the order they were set, so chunks keep their order.
+  const forward = (from: Socket, to: Socket): void => {
+    from.on('data', (d: Buffer) => void setTimeout(() => void (to.destroyed || to.write(d)), oneWayMs));
+    from.on('end', () => void setTimeout(() => void (to.destroyed || to.end()), oneWayMs));
+    from.on('error', () => to.destroy());
+    from.on('close', () => void setTimeout(() => to.destroy(), oneWayMs + 1));
+  };
+  const server = createServer((client) => {
+    const upstream = connect(port, host);
+    track(client);
+    track(upstream);
+    forward(client, upstream);
+    forward(upstream, client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A copy of a kubeconfig whose clusters point at `server`, written to `out`. */
+export function kubeconfigWithServer(path: string, server: string, out: string): string {
+  const kc = parseYaml(readFileSync(path, 'utf8')) as { clusters?: { cluster: { server: string } }[] };
+  for (const c of kc.clusters ?? []) c.cluster.server = server;
+  writeFileSync(out, toYaml(kc), { mode: 0o600 });
+  return out;
 }

@@ -2,7 +2,7 @@
 // Available. The hub runs as `ocm-ts hub --data-dir` in a child process (its own core, as in a real
 // deployment); the spoke API server and the measuring watch run here. Each join uses a new cluster
 // name and its own agent namespace on the spoke; the end is observed with a watch on the hub (not
-// polling), so the figure is not quantised. Three series:
+// polling), so the figure is not quantised. Four series:
 //
 // - manual accept: the hub without auto-approval; once the agent has created its ManagedCluster and
 //   CSR, `ocm-ts accept`'s acceptCluster (in this process) approves and accepts; measured from
@@ -10,7 +10,10 @@
 // - agent in this process, with auto-approval (gate ManagedClusterAutoApproval, bootstrap user in
 //   --auto-approved-csr-users): the join as the agent's code sees it (BENCH_JOIN_RUNS, default 10);
 // - agent as a child process (`node dist/cli/main.js agent`, or OCM_TS_AGENT_MAIN), interleaved
-//   with the previous one: Node's start-up (spawn → first log line) is printed apart from the join.
+//   with the previous one: Node's start-up (spawn → first log line) is printed apart from the join;
+// - agent in this process against the same hub through a relay that holds each direction half of
+//   BENCH_JOIN_HUB_RTT_MS (default 20; 0 skips it), a hub that far away: there a join costs its
+//   sequential round trips (BENCH_JOIN_REMOTE_RUNS, default 5).
 //
 // Printed with each: median and p90, a per-step breakdown (from the agent's log lines), the agent's
 // round trips, CPU milliseconds per join of each process (a figure a busy machine hardly changes,
@@ -39,8 +42,8 @@ import { installCrds } from '../src/hub/install-crds.js';
 import { realClock } from '../src/util/clock.js';
 import { createLogger, nullLogger } from '../src/util/logger.js';
 import {
-  joinWatcher, milestoneLogger, milestoneOf, MILESTONES, newerSourceThan, ownCpuMs, processCpuMs, quantile, roundTrips, sortedCopy,
-  startHubChild, stopChild, traceTime, wallNow, type AgentMarks, type HubChild, type JoinWatcher,
+  joinWatcher, kubeconfigWithServer, milestoneLogger, milestoneOf, MILESTONES, newerSourceThan, ownCpuMs, processCpuMs, quantile, roundTrips, sortedCopy,
+  startDelayRelay, startHubChild, stopChild, traceTime, wallNow, type AgentMarks, type HubChild, type JoinWatcher,
 } from './join-parts.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -106,7 +109,7 @@ async function newAgentNamespace(env: Env): Promise<{ name: string; namespace: s
   return { name: `bench-${n}`, namespace };
 }
 
-async function startInProcessAgent(env: Env, name: string, namespace: string, marks: AgentMarks, trace?: (l: string) => void): Promise<SpokeAgentHandle> {
+async function startInProcessAgent(env: Env, name: string, namespace: string, marks: AgentMarks, trace?: (l: string) => void, bootstrapKubeconfig = env.hub.bootstrapKubeconfig): Promise<SpokeAgentHandle> {
   const d = defaultAgentOptions();
   return startSpokeAgent({
     options: {
@@ -114,7 +117,7 @@ async function startInProcessAgent(env: Env, name: string, namespace: string, ma
       kubeconfig: env.spoke.adminKubeconfigPath,
       clusterName: name,
       namespace,
-      bootstrapKubeconfig: env.hub.bootstrapKubeconfig,
+      bootstrapKubeconfig,
       hubKubeconfigDir: join(env.dir, 'agents', name),
       spokeExternalServerUrls: [env.spoke.url],
     },
@@ -141,7 +144,7 @@ interface TraceWindow {
 }
 
 /** The agent in this process, auto-approval: agent start → Joined and Available. */
-async function joinInProcess(env: Env, s: Series, trace?: { lines: string[]; windows: TraceWindow[] }): Promise<void> {
+async function joinInProcess(env: Env, s: Series, trace?: { lines: string[]; windows: TraceWindow[] }, bootstrapKubeconfig?: string): Promise<void> {
   const { name, namespace } = await newAgentNamespace(env);
   const marks: AgentMarks = { at: new Map(), roundTrips: 0 };
   const hubCpu0 = processCpuMs(env.hub.child.pid!);
@@ -149,7 +152,7 @@ async function joinInProcess(env: Env, s: Series, trace?: { lines: string[]; win
   const wall0 = wallNow();
   const t0 = performance.now();
   const joined = env.watcher.waitFor(name);
-  const agent = await startInProcessAgent(env, name, namespace, marks, trace ? (l) => void trace.lines.push(`agent  ${l}`) : undefined);
+  const agent = await startInProcessAgent(env, name, namespace, marks, trace ? (l) => void trace.lines.push(`agent  ${l}`) : undefined, bootstrapKubeconfig);
   try {
     const t1 = await timeout(joined, describe(env, name, JSON.stringify(agent.status())));
     s.totals.push(t1 - t0);
@@ -329,7 +332,23 @@ export async function benchJoin(): Promise<void> {
       if (haveDist) await joinChildProcess(env, childSeries);
     }
 
-    // 5. Report.
+    // 5. The agent in this process against the same hub behind a relay that delays each direction.
+    const hubRttMs = Math.max(0, Number(process.env['BENCH_JOIN_HUB_RTT_MS'] ?? 20));
+    const remoteRuns = Math.max(0, Number(process.env['BENCH_JOIN_REMOTE_RUNS'] ?? Math.min(runs, 5)));
+    let remote: { series: Series; rtt: number[] } | undefined;
+    if (hubRttMs > 0 && remoteRuns > 0) {
+      const hubUrl = new URL(hub.url);
+      const relay = await startDelayRelay(hubUrl.hostname, Number(hubUrl.port), hubRttMs / 2);
+      closers.push(() => relay.close());
+      const relayUrl = `https://127.0.0.1:${relay.port}`;
+      const bootstrap = kubeconfigWithServer(hub.bootstrapKubeconfig, relayUrl, join(dir, 'bootstrap-relayed.kubeconfig'));
+      const rtt = await roundTrips(kubeconfigWithServer(hub.adminKubeconfig, relayUrl, join(dir, 'admin-relayed.kubeconfig')), 10);
+      const series = newSeries(`agent in this process, the hub ${hubRttMs} ms of round trip away (a delaying relay), auto-approval, from agent start`);
+      for (let i = 0; i < remoteRuns; i++) await joinInProcess(env, series, undefined, bootstrap);
+      remote = { series, rtt };
+    }
+
+    // 6. Report.
     process.stdout.write(`join: agent start → ManagedCluster Joined and Available on the hub; ${runs} joins per series (${acceptRuns} with manual accept)\n`);
     process.stdout.write(`  machine: ${cpus().length} CPUs; load average ${loadBefore} at start, ${loadLine()} at the end\n`);
     process.stdout.write(`  HTTPS round trip (GET /version, kept-alive, median of 50): ${ms(rttMedian)} (p90 ${ms(quantile(rtt, 0.9))})\n`);
@@ -338,6 +357,10 @@ export async function benchJoin(): Promise<void> {
       if (newerSourceThan(AGENT_MAIN, join(ROOT, 'src'))) process.stdout.write(`  note: src/ has files newer than ${AGENT_MAIN}: the child process runs an older build (npm run build)\n`);
       report(childSeries, rttMedian, true);
     } else process.stdout.write(`  agent as a child process: skipped, ${AGENT_MAIN} does not exist (npm run build, or OCM_TS_AGENT_MAIN)\n`);
+    if (remote) {
+      process.stdout.write(`  HTTPS round trip through the relay (GET /version, kept-alive, median of 10): ${ms(quantile(remote.rtt, 0.5))}\n`);
+      report(remote.series, quantile(remote.rtt, 0.5), false);
+    }
     report(manual, rttMedian, false);
     if (loadavg()[0]! > cpus().length / 2) {
       process.stdout.write(
