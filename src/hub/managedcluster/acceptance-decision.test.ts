@@ -31,8 +31,15 @@ for (const c of cases) {
   test(`clusterBranch: ${c.name}`, () => assert.equal(clusterBranch(...c.input), c.expected));
 }
 
-test('autoAcceptPatch sets the annotation and hubAcceptsClient only when false', () => {
+test('autoAcceptPatch sets the annotation and hubAcceptsClient only when false, guarded by uid and resourceVersion', () => {
   const now = new Date('2025-01-02T03:04:05.678Z');
+  const stored = mc();
+  stored.metadata.uid = 'u1';
+  stored.metadata.resourceVersion = '7';
+  assert.deepEqual(autoAcceptPatch(stored, now), {
+    metadata: { uid: 'u1', resourceVersion: '7', annotations: { 'open-cluster-management.io/automatically-accepted-on': '2025-01-02T03:04:05Z' } },
+    spec: { hubAcceptsClient: true },
+  });
   assert.deepEqual(autoAcceptPatch(mc(), now), {
     metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': '2025-01-02T03:04:05Z' } },
     spec: { hubAcceptsClient: true },

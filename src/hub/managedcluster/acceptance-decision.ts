@@ -5,6 +5,7 @@ import type { ManagedCluster } from '../../api/cluster.js';
 import { isConditionTrue, rfc3339 } from '../../api/conditions.js';
 import { annotations, conditionTypes, reasons } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';
+import { preconditions } from '../../client/patch-writer.js';
 
 export type ClusterBranch =
   /** Gone: remove RBAC. */
@@ -30,9 +31,14 @@ export function clusterBranch(cluster: ManagedCluster | undefined, autoApproval:
   return 'accept';
 }
 
-/** One merge patch (no resourceVersion): annotation = now, plus hubAcceptsClient when false. */
+/**
+ * One merge patch: annotation = now, plus hubAcceptsClient when false. Guarded by the cluster's uid
+ * and resourceVersion (OCM's is not): the hub's other controllers write a new cluster in the same
+ * moment, and a write whose version is known to be replaced is then retried against the newest copy
+ * before it is sent, where an unguarded one made the next of them fail at the server.
+ */
 export function autoAcceptPatch(cluster: ManagedCluster, now: Date): Record<string, unknown> {
-  const patch: Record<string, unknown> = { metadata: { annotations: { [annotations.autoAcceptedOn]: rfc3339(now) } } };
+  const patch: Record<string, unknown> = { metadata: { ...preconditions(cluster), annotations: { [annotations.autoAcceptedOn]: rfc3339(now) } } };
   if (cluster.spec?.hubAcceptsClient !== true) patch['spec'] = { hubAcceptsClient: true };
   return patch;
 }

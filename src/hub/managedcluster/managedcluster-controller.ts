@@ -90,7 +90,8 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
         return {};
       }
       case 'autoAccept': {
-        const accepted = await clusters.patch(name, 'merge', autoAcceptPatch(cached!, new Date(clock.now())), { signal });
+        const now = new Date(clock.now());
+        const accepted = await writeNewest(client, resourceTypes.managedClusters, cached!, (c) => clusters.patch(name, 'merge', autoAcceptPatch(c, now), { signal }));
         log.info('managed cluster auto accepted', { key: name });
         // Go on with the object the patch returned rather than wait for its watch event: the
         // accepted branch is what the next sync would take anyway.
