@@ -75,7 +75,10 @@ class Conn {
   get usable(): boolean {
     return !this.session.closed && !this.session.destroyed;
   }
-  /** Whether one more stream fits under the server's limit (else it would queue behind long watches). */
+  /**
+   * Whether one more stream fits under the server's limit (else it would queue behind long watches);
+   * 100 until the server's settings say.
+   */
   get hasRoom(): boolean {
     return this.active < (this.session.remoteSettings.maxConcurrentStreams ?? 100);
   }
@@ -197,7 +200,11 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
       origin.http1 = true;
       return 'http/1.1';
     }
-    const conn = await settled(openSession(cfg, origin, target.origin, socket));
+    // Requests go out at once, before the server's SETTINGS arrive (HTTP/2 allows it, and waiting
+    // cost a round trip on every new connection): until they do, the session has room for 100
+    // streams, the least a server should allow; a server with a lower limit refuses the excess
+    // streams unprocessed, and they are sent again.
+    const conn = openSession(cfg, origin, target.origin, socket);
     if (gen !== generation) {
       conn.session.destroy();
       throw new Error('the client was closed');
@@ -271,22 +278,6 @@ class RefusedStreamError extends Error {
     super(cause.message, { cause });
     this.name = 'RefusedStreamError';
   }
-}
-
-/** Resolves once the server's first SETTINGS arrived, so its stream limit is known before any request. */
-function settled(conn: Conn): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const onSettings = (): void => {
-      conn.session.off('close', onClose);
-      resolve(conn);
-    };
-    const onClose = (): void => {
-      conn.session.off('remoteSettings', onSettings);
-      reject(new Error('the HTTP/2 session closed before the server sent its settings'));
-    };
-    conn.session.once('remoteSettings', onSettings);
-    conn.session.once('close', onClose);
-  });
 }
 
 /** TLS connection offering h2 then http/1.1; resolves once the handshake is done. */
