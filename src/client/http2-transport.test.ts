@@ -156,7 +156,7 @@ test('should share one HTTP/2 session for many requests and several watches, pre
   const s = await startH2(t, pki);
   const client = createKubeClient({ ...(await clientConfig(pki, s.url)), impersonate: { user: 'someone', groups: ['g1', 'g2'] } });
   t.after(() => client.close());
-  const answers = await Promise.all(Array.from({ length: 20 }, () => client.request<WhoAmI>('GET', '/whoami')));
+  const answers = await Promise.all(Array.from({ length: 30 }, () => client.request<WhoAmI>('GET', '/whoami')));
   for (const a of answers) assert.deepEqual(a, { cn: 'agent', auth: 'Bearer secret-token', user: 'someone', httpVersion: '2.0' });
   const ac = new AbortController();
   const iters = [0, 1, 2].map(() => client.resource(resourceTypes.secrets, 'ns').watch({ signal: ac.signal })[Symbol.asyncIterator]());
@@ -219,6 +219,15 @@ test('should open a second session only when watches fill the server stream limi
   // More concurrent requests than a session admits open further sessions rather than being refused.
   await Promise.all(Array.from({ length: 6 }, () => client.request('GET', '/whoami')));
   ac.abort();
+});
+
+test('should send the first session\'s requests before the server\'s settings, and again those its lower stream limit refused', async (t) => {
+  const pki = await pkiPromise;
+  const s = await startH2(t, pki, { maxConcurrentStreams: 2 });
+  const client = createKubeClient(await clientConfig(pki, s.url));
+  t.after(() => client.close());
+  const answers = await Promise.all(Array.from({ length: 30 }, () => client.request<WhoAmI>('GET', '/whoami')));
+  assert.deepEqual(answers.map((a) => a.cn), Array.from({ length: 30 }, () => 'agent'));
 });
 
 test('should fall back to HTTP/1.1 against a server without h2', async (t) => {

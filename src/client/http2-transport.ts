@@ -49,8 +49,10 @@ interface StreamRequest {
   signal?: AbortSignal | undefined;
   /** Fails the request when no response headers arrive in time (0 = no limit); connecting counts. */
   headersTimeoutMs: number;
-  /** How many times the server refused this request's stream so far. */
+  /** How many times the server refused this request's stream so far (after its settings had arrived). */
   refusals?: number;
+  /** How many times a stream sent before the server's settings was refused. */
+  blindRefusals?: number;
 }
 
 export interface Http2Sessions {
@@ -68,10 +70,14 @@ export interface Http2Sessions {
 class Conn {
   active = 0;
   lastRead = Date.now();
+  /** Whether the server's settings (its stream limit) have arrived; until then the session reports defaults. */
+  settingsKnown = false;
   constructor(
     readonly session: http2.ClientHttp2Session,
     readonly cfg: ClientConfig,
-  ) {}
+  ) {
+    session.once('remoteSettings', () => (this.settingsKnown = true));
+  }
   get usable(): boolean {
     return !this.session.closed && !this.session.destroyed;
   }
@@ -80,7 +86,7 @@ class Conn {
    * 100 until the server's settings say.
    */
   get hasRoom(): boolean {
-    return this.active < (this.session.remoteSettings.maxConcurrentStreams ?? 100);
+    return this.active < ((this.settingsKnown ? this.session.remoteSettings.maxConcurrentStreams : undefined) ?? 100);
   }
   touch(): void {
     this.lastRead = Date.now();
@@ -200,11 +206,13 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
       origin.http1 = true;
       return 'http/1.1';
     }
-    // Requests go out at once, before the server's SETTINGS arrive (HTTP/2 allows it, and waiting
-    // cost a round trip on every new connection): until they do, the session has room for 100
-    // streams, the least a server should allow; a server with a lower limit refuses the excess
-    // streams unprocessed, and they are sent again.
+    // The first session of an origin sends its requests at once, before the server's SETTINGS
+    // arrive (HTTP/2 allows it, and waiting cost a round trip on every first connection): until they
+    // do it has room for 100 streams, the least a server should allow; a server with a lower limit
+    // refuses the excess unprocessed, and it is sent again. A further session is opened because the
+    // others are full, so the server's limit matters there: it waits for the settings.
     const conn = openSession(cfg, origin, target.origin, socket);
+    if (origin.conns.some((c) => c.usable)) await settled(conn);
     if (gen !== generation) {
       conn.session.destroy();
       throw new Error('the client was closed');
@@ -254,8 +262,14 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
         return await request(got.conn, got.reused, { ...req, headersTimeoutMs: left });
       } catch (err) {
         // The server did not process a refused stream: sending it again is safe whatever the method.
-        if (!(err instanceof RefusedStreamError) || (req.refusals ?? 0) >= 3 || req.signal?.aborted) throw err;
-        return this.send(cfg, target, { ...req, refusals: (req.refusals ?? 0) + 1 });
+        // One sent before the server's limit was known (a burst on a new session) was not the
+        // client's doing: those are sent again more often.
+        if (!(err instanceof RefusedStreamError) || req.signal?.aborted) throw err;
+        const blind = err.beforeSettings ? 1 : 0;
+        const refusals = (req.refusals ?? 0) + 1 - blind;
+        const blindRefusals = (req.blindRefusals ?? 0) + blind;
+        if (refusals > 3 || blindRefusals > MAX_BLIND_REFUSALS) throw err;
+        return this.send(cfg, target, { ...req, refusals, blindRefusals });
       }
     },
     preconnect(cfg, target) {
@@ -272,12 +286,36 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
   };
 }
 
+/** Refusals of streams sent before the server's settings arrived, per request, before it fails. */
+const MAX_BLIND_REFUSALS = 3;
+
 /** The server refused a stream before processing it (over its stream limit, or going away). */
 class RefusedStreamError extends Error {
-  constructor(cause: Error) {
+  constructor(
+    cause: Error,
+    /** The stream was opened before the server's settings (its stream limit) had arrived. */
+    readonly beforeSettings: boolean,
+  ) {
     super(cause.message, { cause });
     this.name = 'RefusedStreamError';
   }
+}
+
+/** Resolves once the server's first SETTINGS arrived (at once when they have). */
+function settled(conn: Conn): Promise<Conn> {
+  if (conn.settingsKnown) return Promise.resolve(conn);
+  return new Promise((resolve, reject) => {
+    const onSettings = (): void => {
+      conn.session.off('close', onClose);
+      resolve(conn);
+    };
+    const onClose = (): void => {
+      conn.session.off('remoteSettings', onSettings);
+      reject(new Error('the HTTP/2 session closed before the server sent its settings'));
+    };
+    conn.session.once('remoteSettings', onSettings);
+    conn.session.once('close', onClose);
+  });
 }
 
 /** TLS connection offering h2 then http/1.1; resolves once the handshake is done. */
@@ -313,6 +351,7 @@ function negotiate(t: TlsTarget, timeoutMs: number): Promise<tls.TLSSocket> {
 /** Opens one stream and resolves with its response once the headers arrive. */
 function request(conn: Conn, reused: boolean, req: StreamRequest): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
+    const beforeSettings = !conn.settingsKnown;
     let stream: http2.ClientHttp2Stream;
     try {
       stream = conn.session.request(req.headers, { endStream: req.body === undefined, ...(req.signal ? { signal: req.signal } : {}) });
@@ -325,14 +364,14 @@ function request(conn: Conn, reused: boolean, req: StreamRequest): Promise<HttpR
     const timer = req.headersTimeoutMs > 0 ? setIoTimeout(() => stream.destroy(new Error(`no response headers within ${req.headersTimeoutMs} ms`)), req.headersTimeoutMs) : undefined;
     const onError = (err: Error): void => {
       timer?.clear();
-      reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err) : err);
+      reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err, beforeSettings) : err);
     };
     stream.once('error', onError);
     // A stream reset without an error (e.g. REFUSED_STREAM after GOAWAY) must not leave the caller waiting.
     stream.once('close', () => {
       timer?.clear();
       const err = new Error(`HTTP/2 stream closed before a response (code ${stream.rstCode})`);
-      reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err) : err);
+      reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err, beforeSettings) : err);
     });
     stream.once('response', (headers) => {
       timer?.clear();
