@@ -80,7 +80,8 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
   const createFailed = (err: unknown): Error => new Error(`unable to create managed cluster with name "${name}" on hub: ${errorMessage(err)}`, { cause: err });
   // The first sync creates at once: a cluster joining for the first time is not on the hub yet, and
   // reading it first would put one more round trip to the hub on the join's path. AlreadyExists
-  // (a cluster joining again) goes on as every later sync does, from the cluster as the hub has it.
+  // (a cluster joining again), or a bootstrap identity that may not create, goes on as every later
+  // sync does, from the cluster as the hub has it.
   let createFirst = true;
   const sync = async (signal: AbortSignal): Promise<void> => {
     if (createFirst) {
@@ -89,8 +90,7 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
         await clusters.create(decorate(newHubCluster(name)), { signal });
         return created();
       } catch (err) {
-        if (ignorable(err)) return;
-        if (!isAlreadyExists(err)) throw createFailed(err);
+        if (!isAlreadyExists(err) && !ignorable(err)) throw createFailed(err);
       }
     }
     let existing: ManagedCluster | undefined;
