@@ -9,6 +9,7 @@ import { ApiStatusError, NetworkError, statusFromCode } from '../../../src/clien
 import { createManualClock } from '../../../src/client/manual-clock.js';
 import { nullLogger } from '../../../src/util/logger.js';
 import { createCreatingController } from '../../../src/agent/managedcluster/index.js';
+import type { KubeClient, ResourceClient } from '../../../src/client/types.js';
 import { createAcceptedCluster, startClusters, type Clusters } from './clusters.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -20,23 +21,34 @@ after(async () => {
   await env?.stop();
 });
 
-const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
-
-test('create a new cluster at once (no read first): client config {url, caBundle} and only the agent-prefixed annotation', async () => {
-  let gets = 0;
-  const counting = new Proxy(env.hubAdmin, {
+/**
+ * The hub admin client whose ManagedCluster `get` and `create` are handed to `wrap`, which returns
+ * a replacement or undefined (the method as it is).
+ */
+function interceptClusters(wrap: (rc: ResourceClient<ManagedCluster>, method: 'get' | 'create') => unknown): KubeClient {
+  return new Proxy(env.hubAdmin, {
     get(target, prop, receiver) {
       if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
       return (t: Parameters<typeof target.resource>[0]) => {
-        const r = target.resource<ManagedCluster>(t);
-        return new Proxy(r, {
+        const rc = target.resource<ManagedCluster>(t);
+        return new Proxy(rc, {
           get(rt, p, rr) {
-            if (p === 'get') gets++;
-            return Reflect.get(rt, p, rr) as unknown;
+            const replaced = p === 'get' || p === 'create' ? wrap(rt, p) : undefined;
+            return replaced ?? (Reflect.get(rt, p, rr) as unknown);
           },
         });
       };
     },
+  });
+}
+
+const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+
+test('create a new cluster at once (no read first): client config {url, caBundle} and only the agent-prefixed annotation', async () => {
+  let gets = 0;
+  const counting = interceptClusters((_rc, method) => {
+    if (method === 'get') gets++;
+    return undefined;
   });
   const c = createCreatingController({
     clusterName: 'create-new',
@@ -98,24 +110,11 @@ test('a hub that fails the create and the get is retried with backoff capped at 
   let calls = 0;
   let creates = 0;
   // A hub starved by a join storm: the ManagedCluster create and get time out or fail, again and again.
-  const starvedHub = new Proxy(env.hubAdmin, {
-    get(target, prop, receiver) {
-      if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
-      return (t: Parameters<typeof target.resource>[0]) => {
-        const r = target.resource<ManagedCluster>(t);
-        return new Proxy(r, {
-          get(rt, p, rr) {
-            if (p !== 'get' && p !== 'create') return Reflect.get(rt, p, rr) as unknown;
-            return async (arg: string & ManagedCluster, o: { signal?: AbortSignal }) => {
-              calls++;
-              if (p === 'create') creates++;
-              if (failuresLeft-- > 0) throw calls % 2 === 0 ? new NetworkError('request timed out after 30000 ms') : new ApiStatusError(statusFromCode(503));
-              return p === 'get' ? rt.get(arg, o) : rt.create(arg, o);
-            };
-          },
-        });
-      };
-    },
+  const starvedHub = interceptClusters((rc, method) => async (arg: string & ManagedCluster, o: { signal?: AbortSignal }) => {
+    calls++;
+    if (method === 'create') creates++;
+    if (failuresLeft-- > 0) throw calls % 2 === 0 ? new NetworkError('request timed out after 30000 ms') : new ApiStatusError(statusFromCode(503));
+    return method === 'get' ? rc.get(arg, o) : rc.create(arg, o);
   });
   const c = createCreatingController({ clusterName: 'create-after-failures', bootstrapClient: starvedHub, log: nullLogger(), clock, resyncMs: 3_600_000 });
   let done = false;
