@@ -262,8 +262,8 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
         return await request(got.conn, got.reused, { ...req, headersTimeoutMs: left });
       } catch (err) {
         // The server did not process a refused stream: sending it again is safe whatever the method.
-        // One sent before the server's limit was known (a burst on a new session) was not the
-        // client's doing: those are sent again more often.
+        // One sent before the server's limit was known (a burst on a first session) was not the
+        // client's doing: those are counted apart.
         if (!(err instanceof RefusedStreamError) || req.signal?.aborted) throw err;
         const blind = err.beforeSettings ? 1 : 0;
         const refusals = (req.refusals ?? 0) + 1 - blind;
