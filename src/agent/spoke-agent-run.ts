@@ -61,7 +61,6 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
     if (!hubKubeconfigValid() && !signal.aborted) {
       o.onPhase('bootstrap', { clusterName, agentId });
       const bootstrap = startBootstrapControllers({ options: opts, names, hub, spokeCaBundle, secrets, secretInformer, log, clock, random, userAgent, cancel, runScope: scope }, signal);
-      releaseBootstrapConnection();
       let ready = false;
       try {
         ready = await waitForHubKubeconfig({ valid: hubKubeconfigValid, filesChanged, pollMs: opts.timings.bootstrapPollMs, clock, log }, signal);

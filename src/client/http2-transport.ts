@@ -86,7 +86,8 @@ class Conn {
    * 100 until the server's settings say.
    */
   get hasRoom(): boolean {
-    return this.active < ((this.settingsKnown ? this.session.remoteSettings.maxConcurrentStreams : undefined) ?? 100);
+    const limit = this.settingsKnown ? this.session.remoteSettings.maxConcurrentStreams : undefined;
+    return this.active < (limit ?? 100);
   }
   touch(): void {
     this.lastRead = Date.now();
@@ -265,9 +266,8 @@ export function createHttp2Sessions(opts: Http2Options & { connectTimeoutMs: num
         // One sent before the server's limit was known (a burst on a first session) was not the
         // client's doing: those are counted apart.
         if (!(err instanceof RefusedStreamError) || req.signal?.aborted) throw err;
-        const blind = err.beforeSettings ? 1 : 0;
-        const refusals = (req.refusals ?? 0) + 1 - blind;
-        const blindRefusals = (req.blindRefusals ?? 0) + blind;
+        const refusals = (req.refusals ?? 0) + (err.beforeSettings ? 0 : 1);
+        const blindRefusals = (req.blindRefusals ?? 0) + (err.beforeSettings ? 1 : 0);
         if (refusals > 3 || blindRefusals > MAX_BLIND_REFUSALS) throw err;
         return this.send(cfg, target, { ...req, refusals, blindRefusals });
       }

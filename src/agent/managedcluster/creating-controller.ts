@@ -76,8 +76,18 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
     return res.cluster;
   };
 
-  const created = (): void => log.info(`Managed cluster "${name}" created on hub`, { reason: 'ManagedClusterCreated' });
-  const createFailed = (err: unknown): Error => new Error(`unable to create managed cluster with name "${name}" on hub: ${errorMessage(err)}`, { cause: err });
+  /** Creates the cluster: 'created', or why not ('exists', or 'refused' to the bootstrap identity); other errors are thrown. */
+  const create = async (signal: AbortSignal): Promise<'created' | 'exists' | 'refused'> => {
+    try {
+      await clusters.create(decorate(newHubCluster(name)), { signal });
+    } catch (err) {
+      if (isAlreadyExists(err)) return 'exists';
+      if (ignorable(err)) return 'refused';
+      throw new Error(`unable to create managed cluster with name "${name}" on hub: ${errorMessage(err)}`, { cause: err });
+    }
+    log.info(`Managed cluster "${name}" created on hub`, { reason: 'ManagedClusterCreated' });
+    return 'created';
+  };
   // The first sync creates at once: a cluster joining for the first time is not on the hub yet, and
   // reading it first would put one more round trip to the hub on the join's path. AlreadyExists
   // (a cluster joining again), or a bootstrap identity that may not create, goes on as every later
@@ -86,12 +96,7 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
   const sync = async (signal: AbortSignal): Promise<void> => {
     if (createFirst) {
       createFirst = false;
-      try {
-        await clusters.create(decorate(newHubCluster(name)), { signal });
-        return created();
-      } catch (err) {
-        if (!isAlreadyExists(err) && !ignorable(err)) throw createFailed(err);
-      }
+      if ((await create(signal)) === 'created') return;
     }
     let existing: ManagedCluster | undefined;
     try {
@@ -104,13 +109,8 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
       if (!isNotFound(err)) throw err;
     }
     if (existing === undefined) {
-      try {
-        await clusters.create(decorate(newHubCluster(name)), { signal });
-      } catch (err) {
-        if (isAlreadyExists(err) || ignorable(err)) return;
-        throw createFailed(err);
-      }
-      return created();
+      await create(signal);
+      return;
     }
     const next = decorate(existing);
     if (clientConfigCount(next) === clientConfigCount(existing)) return;

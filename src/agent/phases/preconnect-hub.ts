@@ -7,6 +7,7 @@
 // client exists.
 
 import { createKubeClient } from '../../client/rest-client.js';
+import type { KubeClient } from '../../client/types.js';
 import type { Logger } from '../../util/logger.js';
 
 /**
@@ -15,17 +16,16 @@ import type { Logger } from '../../util/logger.js';
  * used for the TLS handshake; any failure is left for the phase's first request.
  */
 export function preconnectHub(kubeconfigFile: string, userAgent: string, log: Logger): () => void {
-  let release = (): void => undefined;
+  let client: KubeClient | undefined;
   try {
     // The same options as the phase's client (hub-client.ts) give the same shared transport.
-    const client = createKubeClient({ kubeconfigPath: kubeconfigFile }, { log, userAgent });
+    client = createKubeClient({ kubeconfigPath: kubeconfigFile }, { log, userAgent });
     client.preconnect?.();
-    release = () => {
-      release = () => undefined;
-      client.close();
-    };
   } catch {
     // An unreadable kubeconfig: the phase reports it when it loads the file itself.
   }
-  return () => release();
+  return () => {
+    client?.close();
+    client = undefined;
+  };
 }
