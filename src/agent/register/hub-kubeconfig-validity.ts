@@ -86,7 +86,7 @@ export function createHubKubeconfigValidity(opt: SecretOption): (now: Date) => b
 }
 
 /** The stored chain when it is usable (key present, readable, for this cluster/agent); undefined = invalid; throws = broken. */
-function clientCertsOf(opt: Pick<SecretOption, 'hubKubeconfigDir' | 'clusterName' | 'agentName'>): CertInfo[] | undefined {
+function clientCertsOf(opt: Pick<SecretOption, 'hubKubeconfigDir' | 'clusterName' | 'agentName'>): readonly CertInfo[] | undefined {
   try {
     statSync(join(opt.hubKubeconfigDir, hubSecretKeys.tlsKey));
   } catch {
@@ -98,7 +98,7 @@ function clientCertsOf(opt: Pick<SecretOption, 'hubKubeconfigDir' | 'clusterName
   } catch {
     return undefined;
   }
-  let certs: CertInfo[];
+  let certs: readonly CertInfo[];
   if (opt.clusterName !== '' && opt.agentName !== '') {
     try {
       certs = parseCertificates(pem);

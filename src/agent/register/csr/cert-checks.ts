@@ -16,17 +16,33 @@ class CertParseError extends Error {
   }
 }
 
+/**
+ * The last texts parsed: the agent reads the same certificate several times per sync (validity,
+ * rotation window, the hub kubeconfig's verdict) and at every health check, and each parse costs
+ * OpenSSL about a millisecond. Entries are frozen: callers share them.
+ */
+const parsed = new Map<string, readonly CertInfo[]>();
+const PARSED_KEPT = 8;
+
 /** Every CERTIFICATE block of a PEM text; throws CertParseError when one does not parse. */
-export function parseCertificates(pem: string): CertInfo[] {
+export function parseCertificates(pem: string): readonly CertInfo[] {
+  const known = parsed.get(pem);
+  if (known !== undefined) return known;
   const out: CertInfo[] = [];
   for (const b of splitPemBlocks(pem)) {
     if (b.type !== 'CERTIFICATE') continue;
     try {
-      out.push(readCertificateInfo(b.der));
+      const info = readCertificateInfo(b.der);
+      Object.freeze(info.organizations);
+      Object.freeze(info.organizationalUnits);
+      if (info.extKeyUsageOids) Object.freeze(info.extKeyUsageOids);
+      out.push(Object.freeze(info));
     } catch (err) {
       throw new CertParseError(`x509: malformed certificate: ${errorMessage(err)}`);
     }
   }
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  parsed.set(pem, Object.freeze(out));
   return out;
 }
 
@@ -65,7 +81,7 @@ export function isCertificateValid(pem: string, subject: ExpectedSubject, now: D
 /** Latest NotBefore and earliest NotAfter of the chain (the rotation window); OCM's error messages. */
 export function certValidityPeriod(pem: string | undefined, secretRef: string): { notBefore: Date; notAfter: Date } {
   if (pem === undefined || pem === '') throw new Error(`no client certificate found in secret ${JSON.stringify(secretRef)}`);
-  let certs: CertInfo[];
+  let certs: readonly CertInfo[];
   try {
     certs = parseCertificates(pem);
   } catch {

@@ -14,7 +14,7 @@ import { errorMessage, toError } from '../../../util/errors.js';
 import { keyMatchesCertificate } from '../../../util/native-cert.js';
 import type { ProcessOutcome, RegisterDriver } from '../driver.js';
 import { certValidityPeriod, formatRemaining, goTimeString, isCertificateValid, isCsrApproved, rotationDue, type ExpectedSubject } from './cert-checks.js';
-import { createEcCsr, generateEcPrivateKeyPem } from './native-csr.js';
+import { createEcCsr, generateEcPrivateKey, type EcPrivateKey } from './native-csr.js';
 
 const CSR_USAGES: readonly string[] = ['digital signature', 'key encipherment', 'client auth'];
 
@@ -69,7 +69,7 @@ function decode(b64: string | undefined): Buffer | undefined {
 export function createCsrFlow(o: CsrFlowOptions): CsrFlow {
   const { subject } = o.request;
   let pendingName = '';
-  let pendingKey: string | undefined;
+  let pendingKey: EcPrivateKey | undefined;
   const reset = (): void => {
     pendingName = '';
     pendingKey = undefined;
@@ -97,10 +97,10 @@ export function createCsrFlow(o: CsrFlowOptions): CsrFlow {
       if (!isCsrApproved(csr) || certB64 === undefined || certB64 === '') return {};
       const certPem = Buffer.from(certB64, 'base64').toString('utf8');
       if (pendingKey === undefined) throw new Error(`no private key found for certificate in csr: ${name}`);
-      if (!keyMatchesCertificate(certPem, pendingKey)) throw new Error(`private key does not match with the certificate in csr: ${name}`);
+      if (!keyMatchesCertificate(certPem, pendingKey.key)) throw new Error(`private key does not match with the certificate in csr: ${name}`);
       const data = { ...(secret.data ?? {}) };
       data[hubSecretKeys.tlsCert] = Buffer.from(certPem, 'utf8').toString('base64');
-      data[hubSecretKeys.tlsKey] = Buffer.from(pendingKey, 'utf8').toString('base64');
+      data[hubSecretKeys.tlsKey] = Buffer.from(pendingKey.pem, 'utf8').toString('base64');
       let condition: Condition;
       try {
         const p = certValidityPeriod(certPem, `${secret.metadata.namespace}/${secret.metadata.name}`);
@@ -162,9 +162,9 @@ export function createCsrFlow(o: CsrFlowOptions): CsrFlow {
       return { condition: failed('Stop creating csr since there are too many csr created already on hub') };
     }
     try {
-      const key = await generateEcPrivateKeyPem();
+      const key = await generateEcPrivateKey();
       const r = o.request;
-      const request = createEcCsr(key, {
+      const request = createEcCsr(key.key, {
         commonName: subject.commonName,
         organizations: subject.organizations,
         ...(subject.organizationalUnits ? { organizationalUnits: subject.organizationalUnits } : {}),

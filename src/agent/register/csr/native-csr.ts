@@ -5,7 +5,7 @@
 
 import { toPem } from '../../../util/pem.js';
 import { oid, seq, set, tlv, utf8 } from '../../../util/der-write.js';
-import { createPrivateKey, createPublicKey, generateKeyPair, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPair, sign, type KeyObject } from 'node:crypto';
 
 const OID = {
   commonName: '2.5.4.3',
@@ -23,16 +23,29 @@ export interface NativeCsrSubject {
   dnsNames?: readonly string[];
 }
 
-/** A new ECDSA P-256 private key as SEC1 `EC PRIVATE KEY` PEM. */
-export function generateEcPrivateKeyPem(): Promise<string> {
+/** A new ECDSA P-256 private key: the key itself, and as SEC1 `EC PRIVATE KEY` PEM to be stored. */
+export interface EcPrivateKey {
+  key: KeyObject;
+  pem: string;
+}
+
+export function generateEcPrivateKey(): Promise<EcPrivateKey> {
   return new Promise((resolve, reject) =>
-    generateKeyPair('ec', { namedCurve: 'prime256v1' }, (err, _pub, priv) => (err ? reject(err) : resolve(priv.export({ type: 'sec1', format: 'pem' }).toString()))),
+    generateKeyPair('ec', { namedCurve: 'prime256v1' }, (err, _pub, priv) => (err ? reject(err) : resolve({ key: priv, pem: priv.export({ type: 'sec1', format: 'pem' }).toString() }))),
   );
 }
 
-/** A PEM `CERTIFICATE REQUEST` for the subject (O…, OU…, CN, in that order), signed by the EC key. */
-export function createEcCsr(privateKeyPem: string, subject: NativeCsrSubject): string {
-  const key = createPrivateKey(privateKeyPem);
+/** A new ECDSA P-256 private key as SEC1 `EC PRIVATE KEY` PEM. */
+export async function generateEcPrivateKeyPem(): Promise<string> {
+  return (await generateEcPrivateKey()).pem;
+}
+
+/**
+ * A PEM `CERTIFICATE REQUEST` for the subject (O…, OU…, CN, in that order), signed by the EC key.
+ * The agent passes the key object it generated: reading a PEM key back costs more than the signature.
+ */
+export function createEcCsr(privateKey: string | KeyObject, subject: NativeCsrSubject): string {
+  const key = typeof privateKey === 'string' ? createPrivateKey(privateKey) : privateKey;
   if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('CSR key must be an ECDSA P-256 key');
   const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
   const rdn = (type: string, value: string): Buffer => set(seq(oid(type), utf8(value)));
