@@ -11,6 +11,13 @@ import { errorMessage } from '../../util/errors.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 
 const CONTROLLER_NAME = 'ManagedClusterSetController';
+/**
+ * How long a set's member count waits after a cluster joins, leaves or changes its labels: every
+ * change in that time is counted by one status write. A join would otherwise write each set that
+ * selects it (the default and the global set: two writes per join), inside the join's own window,
+ * and a fleet joining at N clusters a second would write 2N set statuses a second.
+ */
+const MEMBER_COUNT_BATCH_MS = 1000;
 
 export function setupManagedClusterSetController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });
@@ -35,7 +42,7 @@ export function setupManagedClusterSetController(ctx: HubContext): Controller {
     return {};
   }
   const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
-  const enqueueAll = (names: readonly string[]): void => names.forEach((n) => controller.enqueue(n));
+  const enqueueAll = (names: readonly string[]): void => names.forEach((n) => controller.enqueueAfter(n, MEMBER_COUNT_BATCH_MS));
   const all = (): ManagedClusterSet[] => ctx.informers.clusterSets.lister.list();
   enqueueByName(ctx.informers.clusterSets, controller);
   ctx.informers.clusters.addHandlers({
