@@ -352,6 +352,7 @@ function negotiate(t: TlsTarget, timeoutMs: number): Promise<tls.TLSSocket> {
 function request(conn: Conn, reused: boolean, req: StreamRequest): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     const beforeSettings = !conn.settingsKnown;
+    let answered = false;
     let stream: http2.ClientHttp2Stream;
     try {
       stream = conn.session.request(req.headers, { endStream: req.body === undefined, ...(req.signal ? { signal: req.signal } : {}) });
@@ -370,10 +371,13 @@ function request(conn: Conn, reused: boolean, req: StreamRequest): Promise<HttpR
     // A stream reset without an error (e.g. REFUSED_STREAM after GOAWAY) must not leave the caller waiting.
     stream.once('close', () => {
       timer?.clear();
+      // Every stream closes, most after their response: an Error (and its stack) only when none came.
+      if (answered) return;
       const err = new Error(`HTTP/2 stream closed before a response (code ${stream.rstCode})`);
       reject(stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? new RefusedStreamError(err, beforeSettings) : err);
     });
     stream.once('response', (headers) => {
+      answered = true;
       timer?.clear();
       stream.off('error', onError);
       // Later errors reach the body's reader; this keeps them from being unhandled meanwhile.

@@ -20,6 +20,8 @@ export interface CacheSyncOptions {
   what: string;
 }
 
+const WAIT_OVER = new Error('the wait for the caches is over');
+
 /** Resolves true once every cache has synced, false when the signal aborted first; throws on timeout. */
 export async function waitForCacheSync(caches: readonly Syncable[], o: CacheSyncOptions): Promise<boolean> {
   if (o.signal.aborted) return false;
@@ -51,6 +53,8 @@ export async function waitForCacheSync(caches: readonly Syncable[], o: CacheSync
   } finally {
     timer?.cancel();
     o.signal.removeEventListener('abort', onAbort);
-    if (!ac.signal.aborted) ac.abort(); // releases the informers' waiters
+    // Releases the informers' waiters; a reason given saves the DOMException (and its stack) that a
+    // bare abort() builds on every wait.
+    if (!ac.signal.aborted) ac.abort(WAIT_OVER);
   }
 }
