@@ -62,3 +62,25 @@ test('bindings are Bound while their set exists', async () => {
   await sets().delete('staging');
   await waitFor(async () => (await bound())?.status === 'False', 5000);
 });
+
+test('clusters joining together are counted by one status write of their set', async () => {
+  await sets().create({ metadata: { name: 'batch' }, spec: { clusterSelector: { selectorType: 'ExclusiveClusterSetLabel' } } });
+  const empty = await waitFor(async () => {
+    const s = await sets().get('batch');
+    return s.status?.conditions?.find((c) => c.type === 'ClusterSetEmpty')?.reason === 'NoClusterMatched' ? s : undefined;
+  }, 5000);
+  const ac = new AbortController();
+  const messages: string[] = [];
+  const watched = (async () => {
+    for await (const ev of sets().watch({ resourceVersion: empty.metadata.resourceVersion, fieldSelector: 'metadata.name=batch', signal: ac.signal })) {
+      const msg = ev.object.status?.conditions?.find((c) => c.type === 'ClusterSetEmpty')?.message;
+      if (ev.type === 'MODIFIED' && msg !== undefined) messages.push(msg);
+      if (msg === '3 ManagedClusters selected') return;
+    }
+  })();
+  const label = { 'cluster.open-cluster-management.io/clusterset': 'batch' };
+  // One after the other, each created once the previous one is: without batching each is a write.
+  for (const name of ['b1', 'b2', 'b3']) await mcs().create({ metadata: { name, labels: label }, spec: { hubAcceptsClient: false } });
+  await Promise.race([watched, new Promise((_r, reject) => setTimeout(() => reject(new Error(`no count of 3 within 5 s: ${JSON.stringify(messages)}`)), 5000))]).finally(() => ac.abort());
+  assert.deepEqual(messages, ['3 ManagedClusters selected'], 'one write for the three joins, no count of 1 or 2 in between');
+});

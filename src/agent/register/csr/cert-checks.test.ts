@@ -10,6 +10,7 @@ import {
   isCertificateValid,
   isClusterCsr,
   isCsrApproved,
+  parseCertificates,
   rotationDue,
 } from './cert-checks.js';
 
@@ -111,4 +112,25 @@ test('should halt CSR creation at 10 cached CSRs of the cluster', () => {
 
 test('should format times like Go', () => {
   assert.equal(goTimeString(new Date(Date.UTC(2024, 0, 2, 3, 4, 5))), '2024-01-02 03:04:05 +0000 UTC');
+});
+
+test('should parse a certificate text once while it is among the last ones read, and share it frozen', async () => {
+  const ca = await testCa();
+  const at = { notBefore: new Date(Date.now() - H), notAfter: new Date(Date.now() + H) };
+  const a = await testClientCert(ca, { commonName: AGENT_CN, organizations: AGENT_ORGS, ...at });
+  const b = await testClientCert(ca, { commonName: 'other', ...at });
+  const first = parseCertificates(a.certPem);
+  assert.equal(parseCertificates(a.certPem), first, 'the same text: the same result');
+  assert.equal(first[0]!.commonName, AGENT_CN);
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first[0]) && Object.isFrozen(first[0]!.organizations));
+  assert.equal(parseCertificates(b.certPem)[0]!.commonName, 'other');
+  // A malformed text throws every time: failures are not kept.
+  const bad = '-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n';
+  assert.throws(() => parseCertificates(bad), /malformed certificate/);
+  assert.throws(() => parseCertificates(bad), /malformed certificate/);
+  // Older texts make room for newer ones (and are parsed again, to the same values).
+  for (let i = 0; i < 10; i++) parseCertificates(`${b.certPem}${'\n'.repeat(i + 1)}`);
+  const again = parseCertificates(a.certPem);
+  assert.notEqual(again, first);
+  assert.deepEqual(again, first);
 });

@@ -4,7 +4,8 @@ import { parseCsr } from '../../../util/x509.js';
 import { AGENT_CN, AGENT_ORGS, testCa, testClientCert } from './cert-fixtures.js';
 import { keyMatchesCertificate, readCertificateInfo } from '../../../util/native-cert.js';
 import { splitPemBlocks } from '../../../util/pem.js';
-import { createEcCsr, generateEcPrivateKeyPem } from './native-csr.js';
+import { createEcCsr, generateEcPrivateKey, generateEcPrivateKeyPem } from './native-csr.js';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 
 test('should create an ECDSA P-256 CSR that parses and verifies, with the subject and DNS SANs', async () => {
   const key = await generateEcPrivateKeyPem();
@@ -34,4 +35,16 @@ test('should read subject and validity of a certificate natively, and match its 
   assert.equal(keyMatchesCertificate(c.certPem, c.keyPem), true);
   assert.equal(keyMatchesCertificate(c.certPem, await generateEcPrivateKeyPem()), false);
   assert.throws(() => readCertificateInfo(Buffer.from([0x30, 0x03, 0x02, 0x01, 0x00])));
+});
+
+test('should sign with and match the key object it generated, without reading the PEM back', async () => {
+  const key = await generateEcPrivateKey();
+  assert.match(key.pem, /^-----BEGIN EC PRIVATE KEY-----\n/);
+  const csr = parseCsr(createEcCsr(key.key, { commonName: AGENT_CN, organizations: AGENT_ORGS }));
+  assert.equal(csr.signatureValid, true);
+  const ca = await testCa();
+  const c = await testClientCert(ca, { commonName: AGENT_CN, organizations: AGENT_ORGS, notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 3_600_000) });
+  assert.equal(keyMatchesCertificate(c.certPem, createPrivateKey(c.keyPem)), true);
+  assert.equal(keyMatchesCertificate(c.certPem, key.key), false);
+  assert.equal(keyMatchesCertificate(c.certPem, createPublicKey(c.keyPem)), false, 'a public key proves nothing');
 });
