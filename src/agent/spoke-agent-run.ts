@@ -44,7 +44,7 @@ export async function runSpokeAgentOnce(o: RunOnceOptions, signal: AbortSignal):
   const scope = createRunScope();
   // A first join (no client certificate from an earlier one on disk) will bootstrap: its hub
   // connection is opened while the agent prepares.
-  const releaseBootstrapConnection = firstJoinWithRest(opts) ? preconnectHub(opts.bootstrapKubeconfig, userAgent, o.log) : () => undefined;
+  const releaseBootstrapConnection = firstJoinWithRest(opts) ? preconnectHub(opts.bootstrapKubeconfig, userAgent, o.log, { afterCurrentWork: true }) : () => undefined;
   try {
     // Prepare: management and spoke clients, the hub kubeconfig secret dumped to files, final names.
     const { clients, secrets, names, spokeCaBundle } = await prepare({ options: opts, log: o.log, userAgent, random }, scope, signal);

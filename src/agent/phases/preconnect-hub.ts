@@ -15,7 +15,31 @@ import type { Logger } from '../../util/logger.js';
  * release of the client holding it (idempotent). Sends no request, so the credentials are only
  * used for the TLS handshake; any failure is left for the phase's first request.
  */
-export function preconnectHub(kubeconfigFile: string, userAgent: string, log: Logger): () => void {
+export function preconnectHub(kubeconfigFile: string, userAgent: string, log: Logger, o: { afterCurrentWork?: boolean } = {}): () => void {
+  let client: KubeClient | undefined;
+  let released = false;
+  if (o.afterCurrentWork) {
+    // Requests the caller sends next (in this turn of the event loop) go first: the connection
+    // opened here is needed later than theirs.
+    const soon = setImmediate(() => {
+      if (!released) client = open(kubeconfigFile, userAgent, log);
+    });
+    return () => {
+      released = true;
+      clearImmediate(soon);
+      client?.close();
+      client = undefined;
+    };
+  }
+  client = open(kubeconfigFile, userAgent, log);
+  return () => {
+    released = true;
+    client?.close();
+    client = undefined;
+  };
+}
+
+function open(kubeconfigFile: string, userAgent: string, log: Logger): KubeClient | undefined {
   let client: KubeClient | undefined;
   try {
     // The same options as the phase's client (hub-client.ts) give the same shared transport.
@@ -24,8 +48,5 @@ export function preconnectHub(kubeconfigFile: string, userAgent: string, log: Lo
   } catch {
     // An unreadable kubeconfig: the phase reports it when it loads the file itself.
   }
-  return () => {
-    client?.close();
-    client = undefined;
-  };
+  return client;
 }
