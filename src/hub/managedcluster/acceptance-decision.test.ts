@@ -31,21 +31,26 @@ for (const c of cases) {
   test(`clusterBranch: ${c.name}`, () => assert.equal(clusterBranch(...c.input), c.expected));
 }
 
-test('autoAcceptPatch sets the annotation and hubAcceptsClient only when false, guarded by uid and resourceVersion', () => {
+test('autoAcceptPatch sets the annotation, hubAcceptsClient only when false and the finalizer only when missing, guarded by uid and resourceVersion', () => {
   const now = new Date('2025-01-02T03:04:05.678Z');
+  const at = '2025-01-02T03:04:05Z';
+  const fin = 'cluster.open-cluster-management.io/api-resource-cleanup';
   const stored = mc();
   stored.metadata.uid = 'u1';
   stored.metadata.resourceVersion = '7';
+  stored.metadata.finalizers = ['other'];
   assert.deepEqual(autoAcceptPatch(stored, now), {
-    metadata: { uid: 'u1', resourceVersion: '7', annotations: { 'open-cluster-management.io/automatically-accepted-on': '2025-01-02T03:04:05Z' } },
+    metadata: { uid: 'u1', resourceVersion: '7', annotations: { 'open-cluster-management.io/automatically-accepted-on': at }, finalizers: ['other', fin] },
     spec: { hubAcceptsClient: true },
   });
   assert.deepEqual(autoAcceptPatch(mc(), now), {
-    metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': '2025-01-02T03:04:05Z' } },
+    metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': at }, finalizers: [fin] },
     spec: { hubAcceptsClient: true },
   });
-  assert.deepEqual(autoAcceptPatch(mc({ accepts: true }), now), {
-    metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': '2025-01-02T03:04:05Z' } },
+  const accepted = mc({ accepts: true });
+  accepted.metadata.finalizers = [fin];
+  assert.deepEqual(autoAcceptPatch(accepted, now), {
+    metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': at } },
   });
 });
 

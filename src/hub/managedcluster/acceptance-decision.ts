@@ -3,7 +3,7 @@
 
 import type { ManagedCluster } from '../../api/cluster.js';
 import { isConditionTrue, rfc3339 } from '../../api/conditions.js';
-import { annotations, conditionTypes, reasons } from '../../api/constants.js';
+import { annotations, conditionTypes, finalizers, reasons } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';
 import { preconditions } from '../../client/patch-writer.js';
 
@@ -32,13 +32,19 @@ export function clusterBranch(cluster: ManagedCluster | undefined, autoApproval:
 }
 
 /**
- * One merge patch: annotation = now, plus hubAcceptsClient when false. Guarded by the cluster's uid
- * and resourceVersion (OCM's is not): the hub's other controllers write a new cluster in the same
- * moment, and a write whose version is known to be replaced is then retried against the newest copy
- * before it is sent, where an unguarded one made the next of them fail at the server.
+ * One merge patch: annotation = now, plus hubAcceptsClient when false, plus the api-resource-cleanup
+ * finalizer when missing (the accepted branch this leads to adds it next: in the same write, a join
+ * has one write of its cluster fewer on its way to the certificate). Guarded by the cluster's uid and
+ * resourceVersion (OCM's is not): the hub's other controllers write a new cluster in the same moment,
+ * and a write whose version is known to be replaced is then retried against the newest copy before it
+ * is sent, where an unguarded one made the next of them fail at the server; the guard also keeps the
+ * finalizer list, which a merge patch replaces whole, from dropping one written meanwhile.
  */
 export function autoAcceptPatch(cluster: ManagedCluster, now: Date): Record<string, unknown> {
-  const patch: Record<string, unknown> = { metadata: { ...preconditions(cluster), annotations: { [annotations.autoAcceptedOn]: rfc3339(now) } } };
+  const metadata: Record<string, unknown> = { ...preconditions(cluster), annotations: { [annotations.autoAcceptedOn]: rfc3339(now) } };
+  const existing = cluster.metadata.finalizers ?? [];
+  if (!existing.includes(finalizers.apiResourceCleanup)) metadata['finalizers'] = [...existing, finalizers.apiResourceCleanup];
+  const patch: Record<string, unknown> = { metadata };
   if (cluster.spec?.hubAcceptsClient !== true) patch['spec'] = { hubAcceptsClient: true };
   return patch;
 }
