@@ -265,7 +265,9 @@ function report(s: Series, rttMedian: number, targets: boolean): void {
     process.stdout.write(`      ${`+ ${key}`.padEnd(45)} median ${ms(quantile(v, 0.5)).padStart(10)}  p90 ${ms(quantile(v, 0.9)).padStart(10)}\n`);
   }
   if (s.roundTrips.length > 0) process.stdout.write(`      agent round trips per join (requests and watches opened): median ${quantile(sortedCopy(s.roundTrips), 0.5)}\n`);
-  for (const [who, vals] of s.cpu) process.stdout.write(`      CPU per join, ${who}: median ${ms(quantile(sortedCopy(vals), 0.5))}\n`);
+  // The mean as well: the kernel counts a process's CPU in 10 ms ticks, so one join's figure is coarse,
+  // while the mean of many is not.
+  for (const [who, vals] of s.cpu) process.stdout.write(`      CPU per join, ${who}: median ${ms(quantile(sortedCopy(vals), 0.5))}, mean ${ms(vals.reduce((a, b) => a + b, 0) / vals.length)}\n`);
 }
 
 function printTrace(lines: string[], w: TraceWindow, which: string): void {
