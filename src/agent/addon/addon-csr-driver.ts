@@ -68,5 +68,5 @@ export function createAddonCsrDriver(o: AddonCsrDriverOptions): RegisterDriver &
     random: o.random,
     event: (reason, message) => o.log.info(message, { reason, addon: o.addonName }),
   });
-  return { signerName, subject, process: flow.process };
+  return { signerName, subject, process: flow.process, awaitingCredential: flow.awaitingCredential };
 }

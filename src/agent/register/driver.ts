@@ -22,6 +22,12 @@ export interface RegisterDriver {
    * throws, returns `error` instead.
    */
   process(controllerName: string, secret: Secret, additionalData: Readonly<Record<string, Buffer>>, signal: AbortSignal): Promise<ProcessOutcome>;
+  /**
+   * True while a request for a credential is out (a CSR waiting for its certificate): the secret then
+   * only serves as the base the credential is written into, and the controller may read it from its
+   * cache (a stale copy fails the save, which is retried from a live read).
+   */
+  awaitingCredential?(): boolean;
 }
 
 /** Writes a condition on the object the credential belongs to (the cluster, or the addon). */

@@ -104,3 +104,27 @@ test('should write a failure condition right away when the driver fails', async 
   assert.deepEqual(s.written, [failed]);
   assert.deepEqual(s.secrets.actions, ['get']);
 });
+
+test('should read the secret from the cache while the driver awaits its credential, and live again after a failed save', async () => {
+  // The cache lags: the server already has the secret (rv 2), the cache still the older copy (rv 1).
+  const onServer: Secret = { metadata: { namespace: NS, name: NAME, resourceVersion: '2' }, data: { keep: 'eA==' } };
+  const cachedCopy: Secret = { metadata: { namespace: NS, name: NAME, resourceVersion: '1' }, data: { keep: 'eA==' } };
+  const secrets = fakeResourceClient<Secret>(resourceTypes.secrets, NS, [onServer]);
+  const informer = fakeInformer<Secret>(() => [cachedCopy]);
+  let awaiting = true;
+  const d = Object.assign(driver([gen]), { awaitingCredential: () => awaiting });
+  const c = createRegisterSecretController({
+    name: 'test', secretNamespace: NS, secretName: NAME, additionalData: {}, driver: d,
+    statusUpdater: async () => {}, secrets, secretInformer: informer, resyncMs: 0, log: nullLogger(),
+  });
+  secrets.failNext('update', 409);
+  await assert.rejects(c.sync(signal), /unable to save secret/);
+  assert.deepEqual(secrets.actions, ['update'], 'no GET: the cached copy was the base');
+  assert.equal(cachedCopy.data!['tls.crt'], undefined, 'the cached object itself is not written into');
+  await c.sync(signal);
+  assert.deepEqual(secrets.actions, ['update', 'get', 'update'], 'the retry reads the secret live');
+  assert.equal(secrets.objects.get(NAME)!.data!['tls.crt'], 'Y2VydA==');
+  awaiting = false;
+  await c.sync(signal);
+  assert.deepEqual(secrets.actions.slice(3), ['get', 'update'], 'with no credential awaited, read live as OCM does');
+});

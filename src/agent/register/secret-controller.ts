@@ -1,6 +1,9 @@
 // Register secret controller, generic over a RegisterDriver: BootstrapController (bootstrap phase),
 // RegisterController (main phase) and, for addons, ClientCertController@addon. One queue key; the
-// secret is read live, not from the cache; a secret the driver produced but that failed to save is
+// secret is read live (as OCM does: a stale copy could make the driver request a second credential),
+// except while the driver awaits a credential it requested: then it is only the base the credential
+// is written into, and the cached copy saves a round trip when the certificate arrives (a stale copy
+// fails the save, retried from a live read); a secret the driver produced but that failed to save is
 // kept (`pending`) and its save retried without running the driver again (which would create a
 // second CSR); the condition is written only after the save succeeded.
 
@@ -62,15 +65,23 @@ export function createRegisterSecretController(o: RegisterSecretControllerOption
   let pending: Secret | undefined;
   let pendingCondition: Condition | undefined;
 
-  /** Returns when to look again although nothing changes (the certificate's rotation time). */
-  const sync = async (signal: AbortSignal): Promise<number | undefined> => {
-    let secret: Secret;
+  const absent = (): Secret => ({ apiVersion: 'v1', kind: 'Secret', metadata: { namespace: o.secretNamespace, name: o.secretName } });
+  const read = async (signal: AbortSignal): Promise<Secret> => {
+    if (pending === undefined && o.driver.awaitingCredential?.() === true) {
+      const cached = o.secretInformer.lister.get(o.secretName, o.secretNamespace);
+      return cached ? structuredClone(cached) : absent();
+    }
     try {
-      secret = await o.secrets.get(o.secretName, { signal });
+      return await o.secrets.get(o.secretName, { signal });
     } catch (err) {
       if (!isNotFound(err)) throw new Error(`unable to get secret ${JSON.stringify(ref)}: ${errorMessage(err)}`, { cause: err });
-      secret = { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: o.secretNamespace, name: o.secretName } };
+      return absent();
     }
+  };
+
+  /** Returns when to look again although nothing changes (the certificate's rotation time). */
+  const sync = async (signal: AbortSignal): Promise<number | undefined> => {
+    const secret = await read(signal);
     secret.data ??= {};
 
     if (pending === undefined) {

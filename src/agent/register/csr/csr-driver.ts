@@ -60,6 +60,7 @@ export function createCsrDriver(o: CsrDriverOptions): CsrDriver {
     },
     csrClient: (client) => hubCsrClient(client, o.v1beta1Compatibility === true),
     pendingCsrName: flow.pendingCsrName,
+    awaitingCredential: flow.awaitingCredential,
     process: flow.process,
   };
 }

@@ -196,6 +196,7 @@ export function createCsrFlow(o: CsrFlowOptions): CsrFlow {
 
   return {
     pendingCsrName: () => pendingName,
+    awaitingCredential: () => pendingName !== '',
     async process(controllerName, secret, additionalData, signal) {
       if (pendingName !== '') return processPending(controllerName, secret, signal);
       let create: true | number;
