@@ -9,7 +9,7 @@ import type { Condition, KubeObject } from '../../api/meta.js';
 import { isNotFound } from '../../client/errors.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult, ResourceType } from '../../client/types.js';
-import { DEFAULT_KEY, type HubContext } from '../common/context.js';
+import { DEFAULT_KEY, type HubContext, CLUSTER_WORKERS } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { addFinalizer, removeFinalizer, writeNewest } from '../common/writes.js';
 import { deletingErrorCondition, firstDeleteGroup, NO_RESOURCE_CONDITION, remainingCondition } from './gc-decision.js';
@@ -83,7 +83,7 @@ export function setupGcController(ctx: HubContext): Controller {
     if (latest) await removeFinalizer(clusters, latest, finalizers.resourceCleanup, signal);
     return {};
   }
-  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log, workers: CLUSTER_WORKERS });
   enqueueByName(ctx.informers.clusters, controller);
   return controller;
 }

@@ -9,7 +9,7 @@ import type { EventV1, Lease } from '../../api/core.js';
 import type { KubeObject } from '../../api/meta.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
-import type { HubContext } from '../common/context.js';
+import { type HubContext, CLUSTER_WORKERS } from '../common/context.js';
 import { patchStatus } from '../../client/patch-writer.js';
 import { createKeyTimers } from './key-timers.js';
 import { availableUnknownNote, checkLease, LEASE_STOPPED_CONDITION } from './lease-decision.js';
@@ -86,7 +86,7 @@ export function setupLeaseController(ctx: HubContext, opts: { instance?: string 
     return {};
   }
 
-  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log, workers: CLUSTER_WORKERS });
   const timers = createKeyTimers(clock, (key) => controller.enqueue(key));
   enqueueByName(informers.clusters, controller);
   const onLease = (o: KubeObject): void => {

@@ -9,7 +9,7 @@ import { isNotFound } from '../../client/errors.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import { applyNamespace, applyRbacList, deleteRbacList } from '../common/apply.js';
-import type { HubContext } from '../common/context.js';
+import { type HubContext, CLUSTER_WORKERS } from '../common/context.js';
 import { aggregate, aggregateMessage, errorMessage, toError } from '../../util/errors.js';
 import { RequeueError, requeueOf } from '../common/errors.js';
 import { patchStatus } from '../../client/patch-writer.js';
@@ -155,7 +155,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     return finish(errors);
   }
 
-  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log, workers: CLUSTER_WORKERS });
   enqueueByName(informers.clusters, controller);
   const byLabel = (o: KubeObject): void => {
     const c = o.metadata.labels?.[wellKnownLabels.clusterName];

@@ -3,7 +3,7 @@
 import type { ManagedCluster, Taint } from '../../api/cluster.js';
 import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
-import type { HubContext } from '../common/context.js';
+import { type HubContext, CLUSTER_WORKERS } from '../common/context.js';
 import { patchSpec } from '../../client/patch-writer.js';
 import { desiredTaints } from './taint-decision.js';
 import { enqueueByName } from '../../client/event-handlers.js';
@@ -31,7 +31,7 @@ export function setupTaintController(ctx: HubContext): Controller {
     if (written) log.info(`Update the original taints to the ${JSON.stringify(written)}`, { key: name, reason: 'ManagedClusterConditionAvailableUpdated' });
     return {};
   }
-  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log, workers: CLUSTER_WORKERS });
   enqueueByName(ctx.informers.clusters, controller);
   return controller;
 }
