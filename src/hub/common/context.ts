@@ -44,8 +44,10 @@ export interface HubContext {
 export const DEFAULT_KEY = 'basecontroller-default-key';
 
 /**
- * Workers of the controllers a join passes through, whose keys are clusters. A key is never
- * processed by two workers at once; with one worker a join storm queued behind one cluster's round
- * trips at a time (the acceptance alone makes four in a row) while the hub's CPU idled.
+ * Workers of the controllers a join passes through whose keys are clusters (acceptance, GC
+ * finalizer, taints, lease). A key is never processed by two workers at once; with one worker a
+ * join storm queued behind one cluster's round trips at a time (the acceptance alone makes four in
+ * a row) while the hub's CPU idled. The CSR approver keeps one: an approval is one request, and its
+ * queue's order is what tells a refusal logged before a later approval.
  */
 export const CLUSTER_WORKERS = 10;

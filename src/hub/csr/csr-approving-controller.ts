@@ -9,7 +9,7 @@ import { clusterRoleName, reasons, names, GROUP_REGISTER, labels, registrationRo
 import type { KubeObject } from '../../api/meta.js';
 import type { CertificateSigningRequest, SubjectAccessReview } from '../../api/core.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
-import { type HubContext, CLUSTER_WORKERS } from '../common/context.js';
+import type { HubContext } from '../common/context.js';
 import { APPROVAL_MESSAGE, bootstrapApprovalTiming, planApproval } from './csr-approval-decision.js';
 
 const CONTROLLER_NAME = 'CSRApprovingController';
@@ -96,7 +96,7 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
     return {};
   }
 
-  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log, workers: CLUSTER_WORKERS });
+  const controller = ctx.newController({ name: CONTROLLER_NAME, reconcile, log });
   const onCsr = (o: CertificateSigningRequest): void => {
     if (o.spec?.signerName === names.kubeApiserverClientSigner) controller.enqueue(o.metadata.name ?? '');
   };
