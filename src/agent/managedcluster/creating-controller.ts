@@ -51,6 +51,8 @@ export interface CreatingController {
    * this controller could do.
    */
   readonly done: Promise<void>;
+  /** Resolves once the first sync has ended, whatever its outcome. */
+  readonly firstAttempt: Promise<void>;
   /** Runs once at once, then on every resync, until the signal aborts. */
   run(signal: AbortSignal): Promise<void>;
 }
@@ -124,6 +126,8 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
 
   let markDone!: () => void;
   const done = new Promise<void>((resolve) => (markDone = resolve));
+  let markAttempted!: () => void;
+  const firstAttempt = new Promise<void>((resolve) => (markAttempted = resolve));
   const controller = createController({
     name: CREATING_CONTROLLER_NAME,
     log: o.log,
@@ -132,7 +136,11 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
     resyncKeys: () => [KEY],
     backoffMaxMs: MAX_RETRY_MS,
     reconcile: async (_key, signal) => {
-      await sync(signal);
+      try {
+        await sync(signal);
+      } finally {
+        markAttempted();
+      }
       markDone();
     },
   });
@@ -141,6 +149,7 @@ export function createCreatingController(o: CreatingControllerOptions): Creating
     name: CREATING_CONTROLLER_NAME,
     sync,
     done,
+    firstAttempt,
     async run(signal) {
       controller.enqueue(KEY);
       await controller.run(signal);

@@ -21,7 +21,7 @@ import type { BootstrapHub } from './bootstrap-hub.js';
 import { clusterCsrInformer, watchClusterCsrs } from './cluster-csrs.js';
 import { openHubClient } from './hub-client.js';
 import type { AgentNames } from './prepare.js';
-import { createRunScope, runWhenSynced, type RunScope } from './run-scope.js';
+import { createRunScope, runWhenSynced, untilAborted, type RunScope } from './run-scope.js';
 
 export interface BootstrapPhaseInput {
   options: Pick<SpokeAgentOptions, 'namespace' | 'hubKubeconfigSecret' | 'clusterAnnotations' | 'spokeExternalServerUrls' | 'hubKubeApiQps' | 'hubKubeApiBurst'> & {
@@ -100,9 +100,17 @@ export function startBootstrapControllers(i: BootstrapPhaseInput, signal: AbortS
   });
   let created = false;
   void creatingController.done.then(() => (created = true));
+  // The CSR goes after the cluster's first create attempt: a hub that has no ManagedCluster for a
+  // CSR approves it at once (there is no acceptance to wait for), and in a join storm, where creates
+  // wait behind the bootstrap identity's share of the hub, the agent then got its certificate before
+  // its cluster was accepted and its main phase met a hub without its RBAC, and backed off.
+  const afterFirstCreate = async (s: AbortSignal): Promise<void> => {
+    await Promise.race([creatingController.firstAttempt, untilAborted(s)]);
+    if (!s.aborted) await bootstrapController.run(s);
+  };
   scope.track(
     runWhenSynced({
-      controller: { name: bootstrapController.controller.name, run: (s) => bootstrapController.run(s) },
+      controller: { name: bootstrapController.controller.name, run: afterFirstCreate },
       caches: [csrInformer],
       what: 'bootstrap hub CSR',
       gate: { signal: phase.signal, clock, timeoutMs: opts.timings.cacheSyncTimeoutMs },
