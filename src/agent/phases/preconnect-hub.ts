@@ -18,22 +18,17 @@ import type { Logger } from '../../util/logger.js';
 export function preconnectHub(kubeconfigFile: string, userAgent: string, log: Logger, o: { afterCurrentWork?: boolean } = {}): () => void {
   let client: KubeClient | undefined;
   let released = false;
-  if (o.afterCurrentWork) {
-    // Requests the caller sends next (in this turn of the event loop) go first: the connection
-    // opened here is needed later than theirs.
-    const soon = setImmediate(() => {
-      if (!released) client = open(kubeconfigFile, userAgent, log);
-    });
-    return () => {
-      released = true;
-      clearImmediate(soon);
-      client?.close();
-      client = undefined;
-    };
-  }
-  client = open(kubeconfigFile, userAgent, log);
+  // afterCurrentWork: the requests the caller sends next (in this turn of the event loop) go first,
+  // the connection opened here being needed later than theirs.
+  const soon = o.afterCurrentWork
+    ? setImmediate(() => {
+        if (!released) client = open(kubeconfigFile, userAgent, log);
+      })
+    : undefined;
+  if (soon === undefined) client = open(kubeconfigFile, userAgent, log);
   return () => {
     released = true;
+    if (soon !== undefined) clearImmediate(soon);
     client?.close();
     client = undefined;
   };
