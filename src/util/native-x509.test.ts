@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { createEcCsr, generateEcPrivateKeyPem } from '../agent/register/csr/native-csr.js';
+import { createEcCsr, generateEcPrivateKey } from '../agent/register/csr/native-csr.js';
 import { issueFromCsr, keyUsageBits } from './cert-issuer.js';
 import { readCsr } from './csr-reader.js';
 import { derChildren, readDer } from './der.js';
@@ -38,7 +38,7 @@ test('readCsr reads what the general library reads, for both CSR writers', async
     cases.push([`${alg} with SANs`, await createCsr({ commonName: 'user1', organizations: ['g1', 'g2'], organizationalUnits: ['u'], privateKeyPem: key.privateKeyPem, dnsNames: ['a.example', 'b.example'], ipAddresses: ['10.0.0.1'] })]);
     cases.push([`${alg} plain`, await createCsr({ commonName: 'system:open-cluster-management:c1:abcde', privateKeyPem: key.privateKeyPem })]);
   }
-  const ec = await generateEcPrivateKeyPem();
+  const ec = (await generateEcPrivateKey()).pem;
   cases.push(['agent CSR', createEcCsr(ec, { commonName: 'system:open-cluster-management:c1:abcde', organizations: ['system:open-cluster-management:c1', 'system:open-cluster-management:managed-clusters'] })]);
   cases.push(['agent CSR with DNS', createEcCsr(ec, { commonName: 'cn', organizationalUnits: ['ou'], dnsNames: ['x.addon.open-cluster-management.io'] })]);
   for (const [name, pem] of cases) {
@@ -53,7 +53,7 @@ test('readCsr reads what the general library reads, for both CSR writers', async
 });
 
 test('readCsr leaves unusual requests to the general library, and parseCsr still reads them', async () => {
-  const ec = await generateEcPrivateKeyPem();
+  const ec = (await generateEcPrivateKey()).pem;
   const base = derOf(createEcCsr(ec, { commonName: 'cn' }));
   // Swap the subject for one with a two-valued RDN: the signature breaks, the shape is what matters.
   const info = derChildren(base, readDer(base, 0))[0]!;

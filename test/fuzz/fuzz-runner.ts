@@ -29,6 +29,13 @@ const STREAM_PEEK_MS = 100;
 /** Violations that a stalled test machine can cause as well as a faulty server. */
 const TIMING_KINDS: ReadonlySet<string> = new Set(['raw-hang', 'raw-dropped', 'event-loop-blocked', 'server-down', 'connection-stuck']);
 
+/** Runs an exchange again when all it found depends on timing; only a repeat counts. */
+async function againIfTimingOnly<T extends { violations: Violation[] }>(exchange: () => Promise<T>): Promise<T> {
+  const first = await exchange();
+  if (first.violations.length === 0 || !first.violations.every((v) => TIMING_KINDS.has(v.kind))) return first;
+  return exchange();
+}
+
 export interface RunnerOptions {
   collect: boolean;
   known: readonly KnownFailure[];
@@ -154,9 +161,7 @@ export class FuzzRunner {
    * server fault stalls both.
    */
   async check(c: FuzzCase): Promise<{ violations: Violation[]; response: FuzzResponse; blockedMs: number }> {
-    const first = await this.checkOnce(c);
-    if (first.violations.length === 0 || !first.violations.every((v) => TIMING_KINDS.has(v.kind))) return first;
-    return this.checkOnce(c);
+    return againIfTimingOnly(() => this.checkOnce(c));
   }
 
   private async checkOnce(c: FuzzCase): Promise<{ violations: Violation[]; response: FuzzResponse; blockedMs: number }> {
@@ -192,9 +197,7 @@ export class FuzzRunner {
    * can stall one exchange, a server fault stalls both.
    */
   async checkRaw(c: RawCase): Promise<{ violations: Violation[]; response: RawResponse }> {
-    const first = await this.checkRawOnce(c);
-    if (first.violations.length === 0 || !first.violations.every((v) => TIMING_KINDS.has(v.kind))) return first;
-    return this.checkRawOnce(c);
+    return againIfTimingOnly(() => this.checkRawOnce(c));
   }
 
   private async checkRawOnce(c: RawCase): Promise<{ violations: Violation[]; response: RawResponse }> {

@@ -8,7 +8,7 @@ import { ocmAdmissionPlugins } from '../../src/apiserver/admission/index.js';
 import { HUB_CRD_NAMES } from '../../src/api/crds.js';
 import type { CertificateSigningRequest } from '../../src/api/core.js';
 import { hubCsrClient } from '../../src/agent/register/csr/csr-api-version.js';
-import { createEcCsr, generateEcPrivateKeyPem } from '../../src/agent/register/csr/native-csr.js';
+import { createEcCsr, generateEcPrivateKey } from '../../src/agent/register/csr/native-csr.js';
 import { isNotFound, resourceTypes } from '../../src/client/index.js';
 import { startHubManager, type HubManager } from '../../src/hub/hub-manager.js';
 import { nullLogger } from '../../src/util/logger.js';
@@ -28,7 +28,7 @@ after(async () => {
 });
 
 async function agentCsr(cluster: string): Promise<CertificateSigningRequest> {
-  const key = await generateEcPrivateKeyPem();
+  const key = (await generateEcPrivateKey()).pem;
   const pem = createEcCsr(key, { commonName: `system:open-cluster-management:${cluster}:agent1`, organizations: [`system:open-cluster-management:${cluster}`, 'system:open-cluster-management:managed-clusters'] });
   return {
     apiVersion: 'certificates.k8s.io/v1',

@@ -4,11 +4,11 @@ import { parseCsr } from '../../../util/x509.js';
 import { AGENT_CN, AGENT_ORGS, testCa, testClientCert } from './cert-fixtures.js';
 import { keyMatchesCertificate, readCertificateInfo } from '../../../util/native-cert.js';
 import { splitPemBlocks } from '../../../util/pem.js';
-import { createEcCsr, generateEcPrivateKey, generateEcPrivateKeyPem } from './native-csr.js';
+import { createEcCsr, generateEcPrivateKey } from './native-csr.js';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 
 test('should create an ECDSA P-256 CSR that parses and verifies, with the subject and DNS SANs', async () => {
-  const key = await generateEcPrivateKeyPem();
+  const key = (await generateEcPrivateKey()).pem;
   assert.match(key, /^-----BEGIN EC PRIVATE KEY-----\n/);
   const csr = parseCsr(createEcCsr(key, { commonName: AGENT_CN, organizations: AGENT_ORGS, organizationalUnits: ['ou1'], dnsNames: ['a.addon.open-cluster-management.io'] }));
   assert.equal(csr.signatureValid, true);
@@ -33,7 +33,7 @@ test('should read subject and validity of a certificate natively, and match its 
   assert.equal(info.notBefore.toISOString(), notBefore.toISOString());
   assert.equal(info.notAfter.toISOString(), notAfter.toISOString());
   assert.equal(keyMatchesCertificate(c.certPem, c.keyPem), true);
-  assert.equal(keyMatchesCertificate(c.certPem, await generateEcPrivateKeyPem()), false);
+  assert.equal(keyMatchesCertificate(c.certPem, (await generateEcPrivateKey()).pem), false);
   assert.throws(() => readCertificateInfo(Buffer.from([0x30, 0x03, 0x02, 0x01, 0x00])));
 });
 

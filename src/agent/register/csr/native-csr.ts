@@ -35,11 +35,6 @@ export function generateEcPrivateKey(): Promise<EcPrivateKey> {
   );
 }
 
-/** A new ECDSA P-256 private key as SEC1 `EC PRIVATE KEY` PEM. */
-export async function generateEcPrivateKeyPem(): Promise<string> {
-  return (await generateEcPrivateKey()).pem;
-}
-
 /**
  * A PEM `CERTIFICATE REQUEST` for the subject (O…, OU…, CN, in that order), signed by the EC key.
  * The agent passes the key object it generated: reading a PEM key back costs more than the signature.
