@@ -35,23 +35,39 @@ test('autoAcceptPatch sets the annotation, hubAcceptsClient only when false and 
   const now = new Date('2025-01-02T03:04:05.678Z');
   const at = '2025-01-02T03:04:05Z';
   const fin = 'cluster.open-cluster-management.io/api-resource-cleanup';
+  const noGc = { resourceCleanup: false };
   const stored = mc();
   stored.metadata.uid = 'u1';
   stored.metadata.resourceVersion = '7';
   stored.metadata.finalizers = ['other'];
-  assert.deepEqual(autoAcceptPatch(stored, now), {
+  assert.deepEqual(autoAcceptPatch(stored, now, noGc), {
     metadata: { uid: 'u1', resourceVersion: '7', annotations: { 'open-cluster-management.io/automatically-accepted-on': at }, finalizers: ['other', fin] },
     spec: { hubAcceptsClient: true },
   });
-  assert.deepEqual(autoAcceptPatch(mc(), now), {
+  assert.deepEqual(autoAcceptPatch(mc(), now, noGc), {
     metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': at }, finalizers: [fin] },
     spec: { hubAcceptsClient: true },
   });
   const accepted = mc({ accepts: true });
   accepted.metadata.finalizers = [fin];
-  assert.deepEqual(autoAcceptPatch(accepted, now), {
+  assert.deepEqual(autoAcceptPatch(accepted, now, noGc), {
     metadata: { annotations: { 'open-cluster-management.io/automatically-accepted-on': at } },
   });
+});
+
+test("autoAcceptPatch with the GC controller running also carries its resource-cleanup finalizer, after the cluster's own", () => {
+  const now = new Date('2025-01-02T03:04:05.678Z');
+  const annotations = { 'open-cluster-management.io/automatically-accepted-on': '2025-01-02T03:04:05Z' };
+  const api = 'cluster.open-cluster-management.io/api-resource-cleanup';
+  const gc = 'cluster.open-cluster-management.io/resource-cleanup';
+  const withGc = { resourceCleanup: true };
+  assert.deepEqual(autoAcceptPatch(mc(), now, withGc), { metadata: { annotations, finalizers: [api, gc] }, spec: { hubAcceptsClient: true } });
+  const gcFirst = mc({ accepts: true });
+  gcFirst.metadata.finalizers = [gc];
+  assert.deepEqual(autoAcceptPatch(gcFirst, now, withGc), { metadata: { annotations, finalizers: [gc, api] } });
+  const both = mc({ accepts: true });
+  both.metadata.finalizers = [api, gc];
+  assert.deepEqual(autoAcceptPatch(both, now, withGc), { metadata: { annotations } });
 });
 
 test('acceptedCondition: True without errors, False/Error with the text', () => {

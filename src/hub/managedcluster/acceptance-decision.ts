@@ -32,18 +32,22 @@ export function clusterBranch(cluster: ManagedCluster | undefined, autoApproval:
 }
 
 /**
- * One merge patch: annotation = now, plus hubAcceptsClient when false, plus the api-resource-cleanup
- * finalizer when missing (the accepted branch this leads to adds it next: in the same write, a join
- * has one write of its cluster fewer on its way to the certificate). Guarded by the cluster's uid and
- * resourceVersion (OCM's is not): the hub's other controllers write a new cluster in the same moment,
- * and a write whose version is known to be replaced is then retried against the newest copy before it
- * is sent, where an unguarded one made the next of them fail at the server; the guard also keeps the
- * finalizer list, which a merge patch replaces whole, from dropping one written meanwhile.
+ * One merge patch: annotation = now, plus hubAcceptsClient when false, plus the finalizers an accepted
+ * cluster carries when missing: api-resource-cleanup, which the accepted branch this leads to adds
+ * next, and with `resourceCleanup` (the GC controller runs) the GC's, which that controller would add
+ * in a write of its own in the same moment. In this one write, a join has two writes of its cluster
+ * fewer on its way to the certificate. Guarded by the cluster's uid and resourceVersion (OCM's is
+ * not): the hub's other controllers write a new cluster in the same moment, and a write whose version
+ * is known to be replaced is then retried against the newest copy before it is sent, where an
+ * unguarded one made the next of them fail at the server; the guard also keeps the finalizer list,
+ * which a merge patch replaces whole, from dropping one written meanwhile.
  */
-export function autoAcceptPatch(cluster: ManagedCluster, now: Date): Record<string, unknown> {
+export function autoAcceptPatch(cluster: ManagedCluster, now: Date, o: { resourceCleanup: boolean }): Record<string, unknown> {
   const metadata: Record<string, unknown> = { ...preconditions(cluster), annotations: { [annotations.autoAcceptedOn]: rfc3339(now) } };
   const existing = cluster.metadata.finalizers ?? [];
-  if (!existing.includes(finalizers.apiResourceCleanup)) metadata['finalizers'] = [...existing, finalizers.apiResourceCleanup];
+  const wanted = o.resourceCleanup ? [finalizers.apiResourceCleanup, finalizers.resourceCleanup] : [finalizers.apiResourceCleanup];
+  const missing = wanted.filter((f) => !existing.includes(f));
+  if (missing.length > 0) metadata['finalizers'] = [...existing, ...missing];
   const patch: Record<string, unknown> = { metadata };
   if (cluster.spec?.hubAcceptsClient !== true) patch['spec'] = { hubAcceptsClient: true };
   return patch;

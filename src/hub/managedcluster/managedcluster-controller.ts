@@ -30,6 +30,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     roleBindings: informers.roleBindings.lister,
   };
   const autoApproval = options.featureGates['ManagedClusterAutoApproval'] === true;
+  const acceptance = { resourceCleanup: options.featureGates['ResourceCleanup'] === true };
 
   /** Whether ns <c> still holds ManifestWorks (a hub without the CRD has none). */
   async function hasManifestWorks(ns: string, signal: AbortSignal): Promise<boolean> {
@@ -91,7 +92,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
       }
       case 'autoAccept': {
         const now = new Date(clock.now());
-        const accepted = await writeNewest(client, resourceTypes.managedClusters, cached!, (c) => clusters.patch(name, 'merge', autoAcceptPatch(c, now), { signal }));
+        const accepted = await writeNewest(client, resourceTypes.managedClusters, cached!, (c) => clusters.patch(name, 'merge', autoAcceptPatch(c, now, acceptance), { signal }));
         log.info('managed cluster auto accepted', { key: name });
         // Go on with the object the patch returned rather than wait for its watch event: the
         // accepted branch is what the next sync would take anyway.
