@@ -65,9 +65,16 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): X509Aut
   const anchors = trustAnchorFromPem(opts.clientCaPem);
   const limit = opts.cacheSize ?? 10_000;
   const cache = new Map<string, CacheEntry>();
+  // The server hands over the same Buffer for every request of a connection (the peer certificate
+  // is read once per connection): its digest is taken once too, not per request.
+  const ids = new WeakMap<Buffer, string>();
   return {
     authenticate(der: Buffer): X509Result {
-      const id = createHash('sha256').update(der).digest('base64');
+      let id = ids.get(der);
+      if (id === undefined) {
+        id = createHash('sha256').update(der).digest('base64');
+        ids.set(der, id);
+      }
       let entry = cache.get(id);
       if (!entry) {
         entry = evaluateCertificate(der, anchors);
