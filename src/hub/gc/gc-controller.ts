@@ -15,7 +15,7 @@ import { addFinalizer, removeFinalizer, writeNewest } from '../common/writes.js'
 import { deletingErrorCondition, firstDeleteGroup, NO_RESOURCE_CONDITION, remainingCondition } from './gc-decision.js';
 import { aggregateMessage, errorMessage, toError } from '../../util/errors.js';
 import { enqueueByName } from '../../client/event-handlers.js';
-import { clusterBranch } from '../managedcluster/acceptance-decision.js';
+import { awaitsAutoAccept } from '../managedcluster/acceptance-decision.js';
 
 export const CONTROLLER_NAME = 'GCController';
 
@@ -55,9 +55,7 @@ export function setupGcController(ctx: HubContext): Controller {
     if (name === '' || name === DEFAULT_KEY) return {};
     const cluster = ctx.informers.clusters.lister.get(name);
     if (cluster && !cluster.metadata.deletionTimestamp) {
-      // A cluster about to be auto-accepted gets the finalizer in the acceptance's own write (the
-      // cluster's next change, which enqueues it here again to check).
-      if (clusterBranch(cluster, autoApproval) === 'autoAccept') return {};
+      if (awaitsAutoAccept(cluster, autoApproval)) return {};
       await writeNewest(ctx.client, resourceTypes.managedClusters, cluster, (c) => addFinalizer(clusters, c, finalizers.resourceCleanup, signal));
       return {};
     }

@@ -6,6 +6,7 @@ import { isConditionTrue, rfc3339 } from '../../api/conditions.js';
 import { annotations, conditionTypes, finalizers, reasons } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';
 import { preconditions } from '../../client/patch-writer.js';
+import { desiredTaints } from '../taint/taint-decision.js';
 
 export type ClusterBranch =
   /** Gone: remove RBAC. */
@@ -32,15 +33,17 @@ export function clusterBranch(cluster: ManagedCluster | undefined, autoApproval:
 }
 
 /**
- * One merge patch: annotation = now, plus hubAcceptsClient when false, plus the finalizers an accepted
- * cluster carries when missing: api-resource-cleanup, which the accepted branch this leads to adds
- * next, and with `resourceCleanup` (the GC controller runs) the GC's, which that controller would add
- * in a write of its own in the same moment. In this one write, a join has two writes of its cluster
- * fewer on its way to the certificate. Guarded by the cluster's uid and resourceVersion (OCM's is
- * not): the hub's other controllers write a new cluster in the same moment, and a write whose version
- * is known to be replaced is then retried against the newest copy before it is sent, where an
- * unguarded one made the next of them fail at the server; the guard also keeps the finalizer list,
- * which a merge patch replaces whole, from dropping one written meanwhile.
+ * One merge patch: annotation = now, plus hubAcceptsClient when false, plus what the hub's other
+ * controllers would otherwise write to the new cluster in the same moment, each in a write of its
+ * own: the finalizers an accepted cluster carries when missing (api-resource-cleanup, which the
+ * accepted branch this leads to adds next, and with `resourceCleanup` the GC controller's), and the
+ * taints its conditions call for (a new cluster is unreachable until its agent reports). A join
+ * thus has three writes of its cluster fewer on its way to the certificate; those controllers leave
+ * a cluster about to be auto-accepted to this write. Guarded by the cluster's uid and
+ * resourceVersion (OCM's is not): a write whose version is known to be replaced is then retried
+ * against the newest copy before it is sent, where an unguarded one made the next of them fail at
+ * the server; the guard also keeps the finalizer and taint lists, which a merge patch replaces
+ * whole, from dropping one written meanwhile.
  */
 export function autoAcceptPatch(cluster: ManagedCluster, now: Date, o: { resourceCleanup: boolean }): Record<string, unknown> {
   const metadata: Record<string, unknown> = { ...preconditions(cluster), annotations: { [annotations.autoAcceptedOn]: rfc3339(now) } };
@@ -48,9 +51,21 @@ export function autoAcceptPatch(cluster: ManagedCluster, now: Date, o: { resourc
   const wanted = o.resourceCleanup ? [finalizers.apiResourceCleanup, finalizers.resourceCleanup] : [finalizers.apiResourceCleanup];
   const missing = wanted.filter((f) => !existing.includes(f));
   if (missing.length > 0) metadata['finalizers'] = [...existing, ...missing];
-  const patch: Record<string, unknown> = { metadata };
-  if (cluster.spec?.hubAcceptsClient !== true) patch['spec'] = { hubAcceptsClient: true };
-  return patch;
+  const spec: Record<string, unknown> = {};
+  if (cluster.spec?.hubAcceptsClient !== true) spec['hubAcceptsClient'] = true;
+  const current = cluster.spec?.taints;
+  const taints = desiredTaints(current, cluster.status?.conditions);
+  if (taints !== current && !(current === undefined && taints.length === 0)) spec['taints'] = [...taints];
+  return Object.keys(spec).length > 0 ? { metadata, spec } : { metadata };
+}
+
+/**
+ * Whether the hub's acceptance is about to write this cluster, carrying what other controllers
+ * (taints, the GC finalizer) would write to it: they leave it to that write, and check again at the
+ * cluster's next change.
+ */
+export function awaitsAutoAccept(cluster: ManagedCluster, autoApproval: boolean): boolean {
+  return clusterBranch(cluster, autoApproval) === 'autoAccept';
 }
 
 export function acceptedCondition(errorText: string | undefined): Condition {

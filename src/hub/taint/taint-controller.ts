@@ -8,15 +8,17 @@ import { patchSpec } from '../../client/patch-writer.js';
 import { desiredTaints } from './taint-decision.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 import { writeNewest } from '../common/writes.js';
+import { awaitsAutoAccept } from '../managedcluster/acceptance-decision.js';
 
 const CONTROLLER_NAME = 'taintController';
 
 export function setupTaintController(ctx: HubContext): Controller {
   const log = ctx.log.child({ controller: CONTROLLER_NAME });
   const clusters = ctx.client.resource<ManagedCluster>(resourceTypes.managedClusters);
+  const autoApproval = ctx.options.featureGates['ManagedClusterAutoApproval'] === true;
   /** The taints written, or undefined when they were right already. */
   async function updateTaints(cluster: ManagedCluster, signal: AbortSignal): Promise<readonly Taint[] | undefined> {
-    if (cluster.metadata.deletionTimestamp) return undefined;
+    if (cluster.metadata.deletionTimestamp || awaitsAutoAccept(cluster, autoApproval)) return undefined;
     const current = cluster.spec?.taints;
     const next = desiredTaints(current, cluster.status?.conditions);
     if (next === current || (current === undefined && next.length === 0)) return undefined;
