@@ -5,12 +5,13 @@
 //
 // The TLS context (CA, certificate and key, parsed and checked against each other) is built once
 // per loaded config and handed to every connection: building it costs milliseconds of CPU, and a
-// client opens a connection per watch, so doing it per connection dominated the agent's join.
+// client opens a connection per watch, so doing it per connection dominated the agent's join. Clients
+// of the same material share it (secure-contexts.ts).
 
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
-import { createSecureContext, type ConnectionOptions, type SecureContext } from 'node:tls';
+import type { ConnectionOptions, SecureContext } from 'node:tls';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ClientConfig, ConfigSource } from './kubeconfig.js';
 import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
@@ -20,6 +21,7 @@ import { errorMessage } from '../util/errors.js';
 import { setIoTimeout, type IoTimeout } from '../util/io-timeout.js';
 import { http1Response, type HttpResponse } from './http-response.js';
 import { createHttp2Sessions, type Http2Options, type TlsTarget } from './http2-transport.js';
+import { sharedSecureContext } from './secure-contexts.js';
 
 export interface TransportOptions {
   source: ConfigSource;
@@ -68,11 +70,7 @@ export function createTransport(opts: TransportOptions): Transport {
     let c = contexts.get(cfg);
     if (c === undefined) {
       try {
-        c = createSecureContext({
-          ...(cfg.caPem ? { ca: cfg.caPem } : {}),
-          ...(cfg.certPem ? { cert: cfg.certPem } : {}),
-          ...(cfg.keyPem ? { key: cfg.keyPem } : {}),
-        });
+        c = sharedSecureContext(cfg);
       } catch {
         return undefined;
       }

@@ -128,8 +128,14 @@ test('should parse a certificate text once while it is among the last ones read,
   const bad = '-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n';
   assert.throws(() => parseCertificates(bad), /malformed certificate/);
   assert.throws(() => parseCertificates(bad), /malformed certificate/);
-  // Older texts make room for newer ones (and are parsed again, to the same values).
-  for (let i = 0; i < 10; i++) parseCertificates(`${b.certPem}${'\n'.repeat(i + 1)}`);
+  // The least recently used texts make room for newer ones (and are parsed again, to the same
+  // values): b, read again halfway, outlives a, read last before the others.
+  const bFirst = parseCertificates(b.certPem);
+  for (let i = 0; i < 300; i++) {
+    if (i === 150) assert.equal(parseCertificates(b.certPem), bFirst);
+    parseCertificates(`${b.certPem}${'\n'.repeat(i + 1)}`);
+  }
+  assert.equal(parseCertificates(b.certPem), bFirst, 'used since: kept');
   const again = parseCertificates(a.certPem);
   assert.notEqual(again, first);
   assert.deepEqual(again, first);

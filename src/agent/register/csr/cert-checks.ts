@@ -17,17 +17,24 @@ class CertParseError extends Error {
 }
 
 /**
- * The last texts parsed: the agent reads the same certificate several times per sync (validity,
- * rotation window, the hub kubeconfig's verdict) and at every health check, and each parse costs
- * OpenSSL about a millisecond. Entries are frozen: callers share them.
+ * The texts parsed last used: the agent reads the same certificate several times per sync
+ * (validity, rotation window, the hub kubeconfig's verdict) and at every health check, and each
+ * parse costs OpenSSL about a millisecond. One agent uses a few entries; a process running many
+ * agents (`ocm-ts fleet`) has each of them read its own certificate within the same seconds, so the
+ * table holds a few hundred (~1.5 KiB each) and drops the least recently used. Entries are frozen:
+ * callers share them.
  */
 const parsed = new Map<string, readonly CertInfo[]>();
-const PARSED_KEPT = 8;
+const PARSED_KEPT = 256;
 
 /** Every CERTIFICATE block of a PEM text; throws CertParseError when one does not parse. */
 export function parseCertificates(pem: string): readonly CertInfo[] {
   const known = parsed.get(pem);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    parsed.delete(pem);
+    parsed.set(pem, known);
+    return known;
+  }
   const out: CertInfo[] = [];
   for (const b of splitPemBlocks(pem)) {
     if (b.type !== 'CERTIFICATE') continue;
