@@ -18,6 +18,7 @@ import type { ServingOptions } from '../util/secure-serving.js';
 import { setupClusterProfileLifecycleController } from './clusterprofile/lifecycle-controller.js';
 import { setupClusterProfileStatusController } from './clusterprofile/status-controller.js';
 import { throttledClient } from './common/throttled-client.js';
+import { createClusterRbacSignal } from './common/rbac-signal.js';
 import { CSR_DRIVER, GRPC_DRIVER } from './registration-drivers.js';
 import { hubIdentity, setupGrpcCsrApprovingController, setupGrpcCsrSignController } from './grpc/grpc-csr-controllers.js';
 import type { GrpcHubServer } from './grpc/grpc-server.js';
@@ -292,7 +293,7 @@ async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promis
       },
     });
   };
-  const ctx: HubContext = { client, informers, options, clock, log, newController, csrResource };
+  const ctx: HubContext = { client, informers, options, clock, log, newController, csrResource, rbacWritten: createClusterRbacSignal() };
   const gates = options.featureGates;
 
   const controllers: Controller[] = [setupManagedClusterController(ctx), setupTaintController(ctx)];

@@ -8,6 +8,7 @@ import type { Controller, ControllerOptions, Informer, KubeClient, ResourceType 
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { HubOptions } from '../options.js';
+import type { ClusterRbacSignal } from './rbac-signal.js';
 
 export interface HubInformers {
   clusters: Informer<ManagedCluster>;
@@ -38,6 +39,8 @@ export interface HubContext {
   newController: NewController;
   /** The CSR API in use (v1 unless the V1beta1CSRAPICompatibility gate found only v1beta1). */
   csrResource: ResourceType;
+  /** Clusters whose RBAC the acceptance has just written (for the CSR approver). */
+  rbacWritten: ClusterRbacSignal;
 }
 
 /** The special key of controllers that do not derive keys from objects. */

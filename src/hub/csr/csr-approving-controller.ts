@@ -1,7 +1,7 @@
 // CSRApprovingController: auto-approves agent certificate renewals (after a
 // SubjectAccessReview for `renew`) and, under ManagedClusterAutoApproval, CSRs of listed bootstrap users
 // once their cluster's RBAC is written (see bootstrapApprovalTiming): changes to the cluster and to
-// its RBAC re-queue its CSRs.
+// its RBAC, and the acceptance's confirmation that it wrote that RBAC, re-queue its CSRs.
 
 import type { ManagedCluster } from '../../api/cluster.js';
 import { rfc3339 } from '../../api/conditions.js';
@@ -53,8 +53,12 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
     await csrs.updateSubresource(next, 'approval', { signal });
   }
 
-  /** The cluster's role and the bindings its agent's main phase needs are in the hub's caches. */
+  /**
+   * The cluster's role and the bindings its agent's main phase needs exist: the acceptance's own
+   * writes say so, or the hub's caches have them.
+   */
   function rbacWritten(cluster: string): boolean {
+    if (ctx.rbacWritten.confirmed(cluster)) return true;
     return (
       informers.clusterRoles.lister.get(clusterRoleName(cluster)) !== undefined &&
       informers.clusterRoleBindings.lister.get(clusterRoleName(cluster)) !== undefined &&
@@ -111,6 +115,7 @@ export function setupCsrApprovingController(ctx: HubContext): Controller {
     informers.clusters.addHandlers({ onAdd: onCluster, onUpdate: (_o, n) => onCluster(n) });
     const onRbac = (o: KubeObject): void => requeueCluster(o.metadata.labels?.[labels.clusterName]);
     for (const inf of [informers.clusterRoles, informers.clusterRoleBindings, informers.roleBindings]) inf.addHandlers({ onAdd: onRbac });
+    ctx.rbacWritten.onConfirm(requeueCluster);
   }
   return controller;
 }

@@ -65,6 +65,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
   }
 
   async function cleanup(name: string, signal: AbortSignal): Promise<Error[]> {
+    ctx.rbacWritten.forget(name);
     const errors = await deleteRbacList(client, clusterSpecificRbac(name, false, options.labels), signal);
     errors.push(...(await removeRoleBindings(name, signal)));
     return errors;
@@ -110,6 +111,7 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
   async function deny(cluster: ManagedCluster, signal: AbortSignal): Promise<ReconcileResult> {
     const name = cluster.metadata.name ?? '';
     log.info(`managed cluster ${name} is denied by hub cluster admin`, { key: name, reason: 'ManagedClusterDenied' });
+    ctx.rbacWritten.forget(name);
     // Apply errors are logged (inside applyRbacList) and discarded, as OCM's applier does.
     await applyRbacList(client, listers, clusterSpecificRbac(name, false, options.labels), log, signal);
     const errors = await removeRoleBindings(name, signal);
@@ -137,8 +139,9 @@ export function setupManagedClusterController(ctx: HubContext): Controller {
     const finalizer = writeNewest(client, resourceTypes.managedClusters, cluster, (c) => addFinalizer(clusters, c, finalizers.apiResourceCleanup, signal));
     // RBAC errors are logged and discarded, as OCM's applier does.
     const role = applyRbacList(client, listers, [clusterRole], log, signal);
-    const [, patched] = await Promise.all([namespace, finalizer, role]);
-    await applyRbacList(client, listers, [clusterRoleBinding, ...clusterRoleBindings(name, options.labels)], log, signal, { concurrently: true });
+    const [, patched, roleErrors] = await Promise.all([namespace, finalizer, role]);
+    const bindingErrors = await applyRbacList(client, listers, [clusterRoleBinding, ...clusterRoleBindings(name, options.labels)], log, signal, { concurrently: true });
+    if (errors.length === 0 && roleErrors.length === 0 && bindingErrors.length === 0) ctx.rbacWritten.confirm(name);
     const cond = acceptedCondition(errors.length === 0 ? undefined : aggregateMessage(errors, 'lines'));
     // Other controllers write the cluster meanwhile (its taints, the GC finalizer): the status is
     // patched against the newest copy the hub has.
