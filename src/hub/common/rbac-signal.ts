@@ -11,7 +11,7 @@ export interface ClusterRbacSignal {
   /** The cluster was denied or is being removed: its RBAC is no longer known written. */
   forget(cluster: string): void;
   confirmed(cluster: string): boolean;
-  /** Called at each confirmation, after it is recorded. */
+  /** Called when a cluster becomes confirmed (not again while it stays so). */
   onConfirm(fn: (cluster: string) => void): void;
 }
 
@@ -20,6 +20,8 @@ export function createClusterRbacSignal(): ClusterRbacSignal {
   const listeners: Array<(cluster: string) => void> = [];
   return {
     confirm(cluster) {
+      // The acceptance runs again at every change of an accepted cluster: only news is passed on.
+      if (written.has(cluster)) return;
       written.add(cluster);
       for (const fn of listeners) fn(cluster);
     },

@@ -79,6 +79,8 @@ test("a new cluster's bootstrap CSR waits for its RBAC, and is approved once the
   assert.deepEqual(await reconcile!('c1-abcde', signal), {});
   assert.deepEqual(approvals, ['c1-abcde/approval']);
 
+  rbacWritten.confirm('c1');
+  assert.deepEqual(queued, ['c1-abcde'], 'confirmed again (the acceptance of an accepted cluster runs at each change): nothing re-queued');
   rbacWritten.forget('c1');
   assert.equal(rbacWritten.confirmed('c1'), false, 'a denied or removed cluster is forgotten');
 });
