@@ -6,7 +6,7 @@ import { isConditionTrue, rfc3339 } from '../../api/conditions.js';
 import { annotations, conditionTypes, finalizers, reasons } from '../../api/constants.js';
 import type { Condition } from '../../api/meta.js';
 import { preconditions } from '../../client/patch-writer.js';
-import { desiredTaints } from '../taint/taint-decision.js';
+import { taintsToWrite } from '../taint/taint-decision.js';
 
 export type ClusterBranch =
   /** Gone: remove RBAC. */
@@ -53,9 +53,8 @@ export function autoAcceptPatch(cluster: ManagedCluster, now: Date, o: { resourc
   if (missing.length > 0) metadata['finalizers'] = [...existing, ...missing];
   const spec: Record<string, unknown> = {};
   if (cluster.spec?.hubAcceptsClient !== true) spec['hubAcceptsClient'] = true;
-  const current = cluster.spec?.taints;
-  const taints = desiredTaints(current, cluster.status?.conditions);
-  if (taints !== current && !(current === undefined && taints.length === 0)) spec['taints'] = [...taints];
+  const taints = taintsToWrite(cluster.spec?.taints, cluster.status?.conditions);
+  if (taints !== undefined) spec['taints'] = [...taints];
   return Object.keys(spec).length > 0 ? { metadata, spec } : { metadata };
 }
 

@@ -5,7 +5,7 @@ import { resourceTypes } from '../../client/resource-types.js';
 import type { Controller, ReconcileResult } from '../../client/types.js';
 import { type HubContext, CLUSTER_WORKERS } from '../common/context.js';
 import { patchSpec } from '../../client/patch-writer.js';
-import { desiredTaints } from './taint-decision.js';
+import { taintsToWrite } from './taint-decision.js';
 import { enqueueByName } from '../../client/event-handlers.js';
 import { writeNewest } from '../common/writes.js';
 import { awaitsAutoAccept } from '../managedcluster/acceptance-decision.js';
@@ -19,9 +19,8 @@ export function setupTaintController(ctx: HubContext): Controller {
   /** The taints written, or undefined when they were right already. */
   async function updateTaints(cluster: ManagedCluster, signal: AbortSignal): Promise<readonly Taint[] | undefined> {
     if (cluster.metadata.deletionTimestamp || awaitsAutoAccept(cluster, autoApproval)) return undefined;
-    const current = cluster.spec?.taints;
-    const next = desiredTaints(current, cluster.status?.conditions);
-    if (next === current || (current === undefined && next.length === 0)) return undefined;
+    const next = taintsToWrite(cluster.spec?.taints, cluster.status?.conditions);
+    if (next === undefined) return undefined;
     const spec = { ...(cluster.spec ?? { hubAcceptsClient: false }), taints: [...next] };
     return (await patchSpec(clusters, cluster, spec, signal)) ? next : undefined;
   }

@@ -32,3 +32,9 @@ export function desiredTaints(current: readonly Taint[] | undefined, conditions:
   const changed = next.length !== list.length || next.some((t, i) => t !== list[i]);
   return changed ? next : list;
 }
+
+/** The taint list to write, or undefined when the cluster's taints are right already. */
+export function taintsToWrite(current: readonly Taint[] | undefined, conditions: readonly Condition[] | undefined): readonly Taint[] | undefined {
+  const next = desiredTaints(current, conditions);
+  return next === current || (current === undefined && next.length === 0) ? undefined : next;
+}
