@@ -1,6 +1,6 @@
 // Agent footprint at steady state: for each run a hub and a spoke embedded API server run in this
-// process and an agent runs as a child process (`node dist/cli/main.js agent ...`, or through tsx
-// when dist is not built — tsx itself adds RSS, so build first for the real figure). The runs' agents
+// process and an agent runs as a child process (`node dist/cli/main.js agent ...`, the build: see
+// product.ts). The runs' agents
 // run side by side, so the bench takes one settle and one measuring window however many runs there
 // are. Once every agent has joined, they idle for SETTLE_MS (V8's post-start GC and compilation
 // threads settle within ~40 s), then RSS and CPU are sampled from /proc over MEASURE_MS, one minute
@@ -13,18 +13,23 @@
 
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HUB_CRD_NAMES, SPOKE_CRD_NAMES, loadCrds } from '../src/api/crds.js';
 import type { ManagedCluster } from '../src/api/cluster.js';
 import type { CertificateSigningRequest, ClusterRoleBinding, Lease, Namespace } from '../src/api/core.js';
-import { startEmbeddedApiServer, type EmbeddedApiServer } from '../src/apiserver/embedded.js';
+import type * as Embedded from '../src/apiserver/embedded.js';
+import type { EmbeddedApiServer } from '../src/apiserver/embedded.js';
 import { createKubeClient } from '../src/client/rest-client.js';
 import { resourceTypes } from '../src/client/resource-types.js';
 import type { KubeClient } from '../src/client/types.js';
 import { nullLogger } from '../src/util/logger.js';
+import { BUILT_MAIN, fromBuild } from './product.js';
+
+// The API servers the agent talks to come from the build, as the agent does (see product.ts).
+const { startEmbeddedApiServer } = await fromBuild<typeof Embedded>('apiserver/embedded.js');
 
 // OCM_TS_BENCH_SETTLE_MS: how long the agents idle after joining before they are measured;
 // OCM_TS_BENCH_MEASURE_MS: the measuring window.
@@ -221,12 +226,11 @@ async function startJoinedAgent(): Promise<JoinedAgent> {
     })();
 
     // OCM_TS_AGENT_MAIN points at another build of dist/cli/main.js.
-    const dist = process.env.OCM_TS_AGENT_MAIN ?? join(process.cwd(), 'dist/cli/main.js');
-    const useDist = existsSync(dist);
+    const main = process.env.OCM_TS_AGENT_MAIN ?? BUILT_MAIN;
     const args = [
       // OCM_TS_AGENT_NODE_ARGS: extra node flags (space-separated), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
       ...(process.env.OCM_TS_AGENT_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
-      ...(useDist ? [dist] : ['--import', 'tsx', join(process.cwd(), 'src/cli/main.ts')]),
+      main,
       'agent',
       `--kubeconfig=${spoke.adminKubeconfigPath}`,
       `--bootstrap-kubeconfig=${bootstrap}`,
@@ -259,7 +263,7 @@ async function startJoinedAgent(): Promise<JoinedAgent> {
     spokeAdmin.close();
     stopApprover.abort();
     await approving;
-    return { pid, joinMs, binary: useDist ? dist : 'src/cli/main.ts via tsx (build for the real figure)', stop };
+    return { pid, joinMs, binary: main, stop };
   } catch (err) {
     await stop();
     throw err;

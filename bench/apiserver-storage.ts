@@ -13,8 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { KubeObject } from '../src/api/meta.js';
-import { fdatasyncFile } from '../src/apiserver/storage/group-commit.js';
-import { openSqliteStore } from '../src/apiserver/storage/sqlite-store.js';
+import type * as GroupCommit from '../src/apiserver/storage/group-commit.js';
+import type * as SqliteStore from '../src/apiserver/storage/sqlite-store.js';
+import { fromBuild } from './product.js';
+
+// The store under test comes from the build (see product.ts).
+const { fdatasyncFile } = await fromBuild<typeof GroupCommit>('apiserver/storage/group-commit.js');
+const { openSqliteStore } = await fromBuild<typeof SqliteStore>('apiserver/storage/sqlite-store.js');
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

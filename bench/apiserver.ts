@@ -19,13 +19,19 @@ import os, { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startEmbeddedApiServer, type EmbeddedApiServer } from '../src/apiserver/embedded.js';
+import type * as Embedded from '../src/apiserver/embedded.js';
+import type { EmbeddedApiServer } from '../src/apiserver/embedded.js';
 import { defaultConnectionLimits } from '../src/apiserver/http/connection-limits.js';
 import type { Store } from '../src/apiserver/storage/types.js';
-import { nullLogger } from '../src/util/logger.js';
+import type * as LoggerModule from '../src/util/logger.js';
 import { benchStorage, formatStorage, type StorageBenchResult } from './apiserver-storage.js';
+import { fromBuild } from './product.js';
 import { measureHttp2Floor, type Http2FloorResult } from './http2-floor.js';
 import { epochNow, percentile, round2 } from './watch-figures.js';
+
+// The server under test comes from the build (see product.ts).
+const { startEmbeddedApiServer } = await fromBuild<typeof Embedded>('apiserver/embedded.js');
+const { nullLogger } = await fromBuild<typeof LoggerModule>('util/logger.js');
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -21,17 +21,22 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startFleet, type FleetSample } from '../src/fleet/fleet.js';
-import { hubRevision } from '../src/fleet/hub-figures.js';
-import { hubRestartDrill } from '../src/fleet/hub-restart.js';
+import type * as Fleet from '../src/fleet/fleet.js';
+import type { FleetSample } from '../src/fleet/fleet.js';
+import type * as HubFigures from '../src/fleet/hub-figures.js';
+import type * as HubRestart from '../src/fleet/hub-restart.js';
 import { coresBetween, readProcSample } from '../src/fleet/proc-stats.js';
 import { quantile } from '../src/fleet/stats.js';
 import { defaultWorkerCount } from '../src/fleet/worker-pool.js';
 import { realClock } from '../src/util/clock.js';
 import { nullLogger } from '../src/util/logger.js';
+import { BUILT_MAIN, fromBuild } from './product.js';
 
-const MAIN = process.env['BENCH_FLEET_HUB_MAIN'] ? resolve(process.env['BENCH_FLEET_HUB_MAIN']) : fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+// The hub, the agents and their simulator come from the build (see product.ts); BENCH_FLEET_HUB_MAIN runs another build's CLI.
+const MAIN = process.env['BENCH_FLEET_HUB_MAIN'] ? resolve(process.env['BENCH_FLEET_HUB_MAIN']) : BUILT_MAIN;
+const { startFleet } = await fromBuild<typeof Fleet>('fleet/fleet.js');
+const { hubRevision } = await fromBuild<typeof HubFigures>('fleet/hub-figures.js');
+const { hubRestartDrill } = await fromBuild<typeof HubRestart>('fleet/hub-restart.js');
 const MiB = 1024 * 1024;
 
 function envNumber(name: string, dflt: number): number {

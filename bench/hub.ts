@@ -15,23 +15,27 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ocmAdmissionPlugins } from '../src/apiserver/admission/index.js';
-import { startEmbeddedApiServer } from '../src/apiserver/embedded.js';
+import type * as Admission from '../src/apiserver/admission/index.js';
+import type * as Embedded from '../src/apiserver/embedded.js';
 import { storageKey } from '../src/apiserver/pipeline.js';
 import type { Store } from '../src/apiserver/storage/types.js';
 import { rfc3339, rfc3339Micro } from '../src/api/conditions.js';
 import { HUB_CRD_NAMES, loadCrds } from '../src/api/crds.js';
 import type { ManagedCluster } from '../src/api/cluster.js';
 import type { KubeObject } from '../src/api/meta.js';
-import { createKubeClient, resourceTypes } from '../src/client/index.js';
+import type * as Client from '../src/client/index.js';
 import type { KubeClient } from '../src/client/types.js';
 import { installCrds } from '../src/hub/install-crds.js';
 import { clusterRoleBindings, clusterSpecificRbac, clusterLabels } from '../src/hub/rbac-manifests.js';
 import { realClock } from '../src/util/clock.js';
 import { nullLogger } from '../src/util/logger.js';
+import { BUILT_MAIN, fromBuild } from './product.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+// The hub command, the API server and the load generator's client come from the build (see product.ts).
+const MAIN = BUILT_MAIN;
+const { ocmAdmissionPlugins } = await fromBuild<typeof Admission>('apiserver/admission/index.js');
+const { startEmbeddedApiServer } = await fromBuild<typeof Embedded>('apiserver/embedded.js');
+const { createKubeClient, resourceTypes } = await fromBuild<typeof Client>('client/index.js');
 const TICKS_PER_S = 100; // Linux USER_HZ
 const STOPPED = 5;
 
@@ -100,7 +104,7 @@ function describeDelta(a: Map<string, number>, b: Map<string, number>): string {
 }
 
 function startHubChild(kubeconfig: string): Promise<{ child: ChildProcess; metricsUrl: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'hub', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [MAIN, 'hub', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.once('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));

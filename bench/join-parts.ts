@@ -3,10 +3,9 @@
 // small statistics. Nothing here prints.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Agent, request, type RequestOptions } from 'node:https';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ManagedCluster } from '../src/api/cluster.js';
@@ -233,19 +232,6 @@ export function processCpuMs(pid: number): number | undefined {
 export function ownCpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
-}
-
-/** Whether some file under `srcDir` is newer than `built` (a stale build measures old code). */
-export function newerSourceThan(built: string, srcDir: string): boolean {
-  if (!existsSync(built)) return false;
-  const builtAt = statSync(built).mtimeMs;
-  const walk = (dir: string): boolean =>
-    readdirSync(dir, { withFileTypes: true }).some((e) => {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) return walk(p);
-      return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && statSync(p).mtimeMs > builtAt;
-    });
-  return walk(srcDir);
 }
 
 export interface DelayRelay {

@@ -32,24 +32,35 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseYaml } from '../src/util/yaml.js';
 import { loadCrds, SPOKE_CRD_NAMES } from '../src/api/crds.js';
-import { startEmbeddedApiServer, type EmbeddedApiServer } from '../src/apiserver/embedded.js';
-import { defaultAgentOptions } from '../src/agent/options/agent-options.js';
-import { startSpokeAgent, type SpokeAgentHandle } from '../src/agent/spoke-agent.js';
-import { acceptCluster } from '../src/cli/accept.js';
-import { createKubeClient, resourceTypes } from '../src/client/index.js';
+import type * as AgentOptions from '../src/agent/options/agent-options.js';
+import type * as SpokeAgent from '../src/agent/spoke-agent.js';
+import type { SpokeAgentHandle } from '../src/agent/spoke-agent.js';
+import type * as Embedded from '../src/apiserver/embedded.js';
+import type { EmbeddedApiServer } from '../src/apiserver/embedded.js';
+import type * as Accept from '../src/cli/accept.js';
+import type * as Client from '../src/client/index.js';
 import type { KubeClient } from '../src/client/types.js';
 import { installCrds } from '../src/hub/install-crds.js';
-import { realClock } from '../src/util/clock.js';
-import { createLogger, nullLogger } from '../src/util/logger.js';
+import type * as ClockModule from '../src/util/clock.js';
+import type * as LoggerModule from '../src/util/logger.js';
+import { BUILT_MAIN, fromBuild, newerSourceThan } from './product.js';
 import {
-  joinWatcher, kubeconfigWithServer, milestoneLogger, milestoneOf, MILESTONES, newerSourceThan, ownCpuMs, processCpuMs, quantile, roundTrips, sortedCopy,
+  joinWatcher, kubeconfigWithServer, milestoneLogger, milestoneOf, MILESTONES, ownCpuMs, processCpuMs, quantile, roundTrips, sortedCopy,
   startDelayRelay, startHubChild, stopChild, traceTime, wallNow, type AgentMarks, type HubChild, type JoinWatcher,
 } from './join-parts.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// The hub command from source (as the rest of the bench); BENCH_JOIN_HUB_MAIN=dist/cli/main.js runs a build instead.
-const HUB_MAIN = process.env['BENCH_JOIN_HUB_MAIN'] ? resolve(process.env['BENCH_JOIN_HUB_MAIN']) : join(ROOT, 'src/cli/main.ts');
-const AGENT_MAIN = process.env['OCM_TS_AGENT_MAIN'] ? resolve(process.env['OCM_TS_AGENT_MAIN']) : join(ROOT, 'dist/cli/main.js');
+// What is timed comes from the build: the hub and child agent commands, and the agent, spoke API
+// server and clients run in this process. BENCH_JOIN_HUB_MAIN and OCM_TS_AGENT_MAIN run other builds.
+const HUB_MAIN = process.env['BENCH_JOIN_HUB_MAIN'] ? resolve(process.env['BENCH_JOIN_HUB_MAIN']) : BUILT_MAIN;
+const AGENT_MAIN = process.env['OCM_TS_AGENT_MAIN'] ? resolve(process.env['OCM_TS_AGENT_MAIN']) : BUILT_MAIN;
+const { defaultAgentOptions } = await fromBuild<typeof AgentOptions>('agent/options/agent-options.js');
+const { startSpokeAgent } = await fromBuild<typeof SpokeAgent>('agent/spoke-agent.js');
+const { startEmbeddedApiServer } = await fromBuild<typeof Embedded>('apiserver/embedded.js');
+const { acceptCluster } = await fromBuild<typeof Accept>('cli/accept.js');
+const { createKubeClient, resourceTypes } = await fromBuild<typeof Client>('client/index.js');
+const { realClock } = await fromBuild<typeof ClockModule>('util/clock.js');
+const { createLogger, nullLogger } = await fromBuild<typeof LoggerModule>('util/logger.js');
 const TARGET_MEDIAN_MS = 80;
 const TARGET_P90_MS = 120;
 const JOIN_TIMEOUT_MS = 60_000;
@@ -171,6 +182,8 @@ async function joinInProcess(env: Env, s: Series, trace?: { lines: string[]; win
 async function joinChildProcess(env: Env, s: Series): Promise<void> {
   const { name, namespace } = await newAgentNamespace(env);
   const args = [
+    // OCM_TS_AGENT_NODE_ARGS: extra node flags (space-separated), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+    ...(process.env['OCM_TS_AGENT_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
     AGENT_MAIN, 'agent',
     `--kubeconfig=${env.spoke.adminKubeconfigPath}`,
     `--spoke-cluster-name=${name}`,
