@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as Admission from '../src/apiserver/admission/index.js';
@@ -81,8 +82,25 @@ function seedCluster(store: Store, name: string, leaseDurationSeconds: number, n
   for (const rb of clusterRoleBindings(name, {})) store.create(storageKey('rbac.authorization.k8s.io', 'rolebindings', name, rb.metadata.name!), { ...rb, metadata: meta(rb.metadata) });
 }
 
+/**
+ * A GET of the hub child's metrics endpoint. It serves HTTPS with a certificate it makes at start
+ * (self-signed, as OCM's controllers do), so the bench, reading its own child on loopback, does not
+ * verify it; fetch() would refuse it.
+ */
+function getMetricsText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { rejectUnauthorized: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`GET ${url}: ${String(res.statusCode)} ${text}`))));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
 async function hubRequestBreakdown(metricsUrl: string): Promise<Map<string, number>> {
-  const text = await (await fetch(metricsUrl)).text();
+  const text = await getMetricsText(metricsUrl);
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {
     const m = /^ocm_hub_api_requests_total\{verb="([^"]*)",resource="([^"]*)"\} (\S+)$/.exec(line);
@@ -104,7 +122,9 @@ function describeDelta(a: Map<string, number>, b: Map<string, number>): string {
 }
 
 function startHubChild(kubeconfig: string): Promise<{ child: ChildProcess; metricsUrl: string }> {
-  const child = spawn(process.execPath, [MAIN, 'hub', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // One hub: without --disable-leader-election it would wait for OCM's lock Lease in the
+  // open-cluster-management-hub namespace, which this bare API server does not have, and run no controller.
+  const child = spawn(process.execPath, [MAIN, 'hub', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--disable-leader-election', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.once('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));
