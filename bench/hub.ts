@@ -33,7 +33,6 @@ import { nullLogger } from '../src/util/logger.js';
 import { BUILT_MAIN, fromBuild } from './product.js';
 
 // The hub command, the API server and the load generator's client come from the build (see product.ts).
-const MAIN = BUILT_MAIN;
 const { ocmAdmissionPlugins } = await fromBuild<typeof Admission>('apiserver/admission/index.js');
 const { startEmbeddedApiServer } = await fromBuild<typeof Embedded>('apiserver/embedded.js');
 const { createKubeClient, resourceTypes } = await fromBuild<typeof Client>('client/index.js');
@@ -124,7 +123,7 @@ function describeDelta(a: Map<string, number>, b: Map<string, number>): string {
 function startHubChild(kubeconfig: string): Promise<{ child: ChildProcess; metricsUrl: string }> {
   // One hub: without --disable-leader-election it would wait for OCM's lock Lease in the
   // open-cluster-management-hub namespace, which this bare API server does not have, and run no controller.
-  const child = spawn(process.execPath, [MAIN, 'hub', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--disable-leader-election', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BUILT_MAIN, 'hub', '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0', '--disable-leader-election', '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.once('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));

@@ -29,7 +29,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseYaml } from '../src/util/yaml.js';
 import { loadCrds, SPOKE_CRD_NAMES } from '../src/api/crds.js';
 import type * as AgentOptions from '../src/agent/options/agent-options.js';
@@ -43,13 +42,12 @@ import type { KubeClient } from '../src/client/types.js';
 import { installCrds } from '../src/hub/install-crds.js';
 import type * as ClockModule from '../src/util/clock.js';
 import type * as LoggerModule from '../src/util/logger.js';
-import { BUILT_MAIN, fromBuild, newerSourceThan } from './product.js';
+import { BUILT_MAIN, fromBuild, newerSourceThan, ROOT } from './product.js';
 import {
   joinWatcher, kubeconfigWithServer, milestoneLogger, milestoneOf, MILESTONES, ownCpuMs, processCpuMs, quantile, roundTrips, sortedCopy,
   startDelayRelay, startHubChild, stopChild, traceTime, wallNow, type AgentMarks, type HubChild, type JoinWatcher,
 } from './join-parts.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // What is timed comes from the build: the hub and child agent commands, and the agent, spoke API
 // server and clients run in this process. BENCH_JOIN_HUB_MAIN and OCM_TS_AGENT_MAIN run other builds.
 const HUB_MAIN = process.env['BENCH_JOIN_HUB_MAIN'] ? resolve(process.env['BENCH_JOIN_HUB_MAIN']) : BUILT_MAIN;

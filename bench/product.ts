@@ -9,7 +9,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The repository's root directory (with a trailing separator). */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The CLI of the build: `node BUILT_MAIN hub ...`. */
 export const BUILT_MAIN = join(ROOT, 'dist/cli/main.js');
