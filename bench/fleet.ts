@@ -10,7 +10,8 @@
 //
 // Environment: BENCH_FLEET_CLUSTERS (default 1000; 10000 for the full run), BENCH_FLEET_LEASE_S (lease
 // duration, default 60), BENCH_FLEET_STEADY_S (steady window, default 2.5 lease periods),
-// BENCH_FLEET_HUB_DOWN_S (default 60), BENCH_FLEET_JOIN_RATE (agents started per second; default all
+// BENCH_FLEET_HUB_DOWN_S (default 60; 0 skips the restart, so a hub run with --cpu-prof exits cleanly and
+// writes its profile: a SIGKILLed hub writes none), BENCH_FLEET_JOIN_RATE (agents started per second; default all
 // at once), BENCH_FLEET_STORM_TIMEOUT_S (give up on the storm, default 1800), BENCH_FLEET_WORKERS (agent
 // worker processes; 0 = in the bench's process; default as `ocm-ts fleet`: 0 up to 1,000 clusters, else
 // enough for at most 2,500 agents each), BENCH_FLEET_HUB_NODE_ARGS (extra node flags for the hub, space-separated, e.g.
@@ -66,7 +67,7 @@ export async function benchFleet(): Promise<void> {
   process.once('SIGINT', interrupt);
   const cli = { script: MAIN, execArgv: MAIN.endsWith('.ts') ? ['--import', 'tsx'] : [] };
   const hubNodeArgs = (process.env['BENCH_FLEET_HUB_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
-  say(`${clusters} clusters, ${leaseS} s leases, steady window ${steadyS} s, hub down ${downS} s, ${workers > 0 ? `${workers} agent worker processes` : 'agents in this process'}; ${cpus().length} cores, load average ${load()}`);
+  say(`${clusters} clusters, ${leaseS} s leases, steady window ${steadyS} s, ${downS > 0 ? `hub down ${downS} s` : 'no hub restart'}, ${workers > 0 ? `${workers} agent worker processes` : 'agents in this process'}; ${cpus().length} cores, load average ${load()}`);
   const fleet = await startFleet(
     {
       clusters,
@@ -147,6 +148,10 @@ export async function benchFleet(): Promise<void> {
     process.stdout.write(`  simulator RSS ${(steady.simulatorRssBytes / MiB).toFixed(0)} MiB = ${((steady.simulatorRssBytes - fleet.baselineRssBytes) / clusters / MiB).toFixed(2)} MiB per agent (spoke API server included)\n`);
 
     // 3. Hub restart.
+    if (downS === 0) {
+      say('hub restart skipped (BENCH_FLEET_HUB_DOWN_S=0)');
+      return;
+    }
     const r = await hubRestartDrill(fleet, { downMs: downS * 1000, clock: realClock, say }, stop.signal);
     process.stdout.write(
       `fleet hub restart: SIGKILL, down ${(r.downMs / 1000).toFixed(1)} s (its ready line came ${(r.hubStartMs / 1000).toFixed(1)} s after its start, ${(r.servedBeforeReadyMs / 1000).toFixed(1)} s after it took the first renewal); every cluster Available (relisted from the new hub) ${(r.availableMs / 1000).toFixed(1)} s after the hub was back (target ≤ ${leaseS} s: ${met(r.availableMs <= leaseS * 1000)}),` +
