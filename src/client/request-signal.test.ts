@@ -34,6 +34,9 @@ test('should abort with a TimeoutError after the timeout, and not once released'
   const released = requestSignal(undefined, 10);
   released.release();
   await new Promise((r) => setTimeout(r, 40));
+  // A deadline that fell due fires from an immediate after the I/O poll; had the process stalled
+  // past 40 ms, this sleep's timer would end in the same timers phase, before it.
+  await new Promise((r) => setImmediate(r));
   assert.equal(timed.signal!.aborted, true);
   assert.equal((timed.signal!.reason as DOMException).name, 'TimeoutError');
   assert.equal(released.signal!.aborted, false);
