@@ -12,6 +12,8 @@ export interface InformerFactoryOptions {
   clock?: Clock;
   /** Default resync for informers created by this factory (0 = never). */
   resyncMs?: number;
+  /** Cache objects without metadata.managedFields (see InformerOptions). */
+  dropManagedFields?: boolean;
   /** Extra runtime options (backoff, watch timeout, page size) applied to every informer. */
   runtime?: Omit<InformerRuntimeOptions, 'labelSelector' | 'fieldSelector' | 'log' | 'clock' | 'resyncMs'>;
 }
@@ -47,6 +49,7 @@ export function createInformerFactory(client: KubeClient, opts: InformerFactoryO
           ...(opts.log ? { log: opts.log } : {}),
           ...(opts.clock ? { clock: opts.clock } : {}),
           resyncMs: opts.resyncMs ?? 0,
+          ...(opts.dropManagedFields ? { dropManagedFields: true } : {}),
         });
         informers.set(key, inf);
         if (startedWith) inf.start(startedWith);

@@ -13,7 +13,7 @@ function cm(name: string, rv: string, labels?: Record<string, string>, namespace
   return { metadata: { name, namespace, resourceVersion: rv, ...(labels ? { labels } : {}) } };
 }
 
-function setup(opts: { resyncMs?: number } = {}) {
+function setup(opts: { resyncMs?: number; dropManagedFields?: boolean } = {}) {
   const clock = createManualClock();
   const client = new FakeResourceClient(resourceTypes.configMaps, 'ns');
   const events: InformerEvent[] = [];
@@ -25,6 +25,7 @@ function setup(opts: { resyncMs?: number } = {}) {
     onEvent: (e) => events.push(e),
     resyncMs: opts.resyncMs ?? 0,
     pageSize: 0,
+    ...(opts.dropManagedFields ? { dropManagedFields: true } : {}),
   });
   inf.addHandlers({
     onAdd: (o) => seen.push(`add ${o.metadata.name}@${o.metadata.resourceVersion}`),
@@ -58,6 +59,33 @@ test('should list, sync, then watch from the list resourceVersion with bookmarks
   assert.equal(inf.lister.get('a', 'ns')?.kind, 'ConfigMap', 'type meta filled in');
   ac.abort();
   await waitFor(() => inf.state() === 'stopped');
+});
+
+test('should cache listed and watched objects without managedFields when asked to, and keep them otherwise', async () => {
+  const owned = (name: string, rv: string): KubeObject => ({
+    ...cm(name, rv, { app: 'x' }),
+    metadata: { ...cm(name, rv, { app: 'x' }).metadata, managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }] },
+    data: { k: 'v' },
+  });
+  for (const drop of [true, false]) {
+    const { client, inf, ac } = setup({ dropManagedFields: drop });
+    const listed = owned('a', '5');
+    client.answerList({ items: [listed], resourceVersion: '10' });
+    inf.start(ac.signal);
+    await inf.waitForSync();
+    await waitFor(() => client.watches.length === 1);
+    client.lastWatch().push({ type: 'ADDED', object: owned('b', '11') });
+    await waitFor(() => inf.lister.get('b', 'ns') !== undefined);
+    for (const name of ['a', 'b']) {
+      const cached = inf.lister.get(name, 'ns')!;
+      assert.equal(cached.metadata.managedFields === undefined, drop, `${name}, drop=${drop}`);
+      assert.deepEqual({ ...cached.metadata, managedFields: undefined }, { name, namespace: 'ns', resourceVersion: name === 'a' ? '5' : '11', labels: { app: 'x' }, managedFields: undefined });
+      assert.deepEqual(cached['data'], { k: 'v' });
+    }
+    assert.equal(listed.metadata.managedFields?.length, 1, 'the listed object itself is left as it was');
+    ac.abort();
+    await waitFor(() => inf.state() === 'stopped');
+  }
 });
 
 test('should resume at once from the last resourceVersion (bookmarks included) after a clean end', async () => {

@@ -64,6 +64,13 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
     emit({ type: 'state', state: s });
   };
   const withTypeMeta = (obj: T): T => (obj.apiVersion && obj.kind ? obj : { ...obj, apiVersion: obj.apiVersion ?? apiVersion, kind: obj.kind ?? client.type.kind });
+  /** The object as the cache keeps it. A copy without managedFields, not a delete: V8 slows an object a property was deleted from. */
+  const cacheable = (obj: T): T => {
+    const typed = withTypeMeta(obj);
+    if (!options.dropManagedFields || typed.metadata?.managedFields === undefined) return typed;
+    const { managedFields: _dropped, ...metadata } = typed.metadata;
+    return { ...typed, metadata };
+  };
   const deliver = (d: CacheDelta<T>): void => {
     for (const h of handlers) {
       try {
@@ -119,7 +126,7 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
         if (rv === undefined) {
           setState('listing');
           const list = await listAll(signal);
-          const deltas = replaceAll(cache, list.items.map(withTypeMeta));
+          const deltas = replaceAll(cache, list.items.map(cacheable));
           rv = list.metadata.resourceVersion ?? '';
           emit({ type: 'listed', items: list.items.length, resourceVersion: rv });
           log.debug('informer listed', { items: list.items.length, resourceVersion: rv });
@@ -161,7 +168,7 @@ export function createInformer<T extends KubeObject>(client: ResourceClient<T>, 
             if (nextRv) rv = nextRv;
             continue;
           }
-          const obj = withTypeMeta(ev.object);
+          const obj = cacheable(ev.object);
           const d = ev.type === 'DELETED' ? remove(cache, obj) : upsert(cache, obj);
           if (nextRv) rv = nextRv;
           if (d) deliver(d);

@@ -127,6 +127,12 @@ export interface InformerOptions {
   fieldSelector?: string;
   /** Re-deliver every cached object as an update this often (0 = never). */
   resyncMs?: number;
+  /**
+   * Cache objects without metadata.managedFields, as client-go's TransformStripManagedFields does: no
+   * controller reads them, and they are often the largest part of a cached object. Writing a cached
+   * object back (which then has none) leaves the stored ones as they are.
+   */
+  dropManagedFields?: boolean;
   clock?: Clock;
   log?: Logger;
 }

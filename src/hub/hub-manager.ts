@@ -251,7 +251,8 @@ async function runControllers(deps: ControllerDeps, signal: AbortSignal): Promis
   // The leadership signal, like the internal one: every informer and controller listens for its abort.
   setMaxListeners(1000, signal);
   const csrResource = await hubCsrResource(client, options.featureGates['V1beta1CSRAPICompatibility'] === true, signal);
-  const factory = createInformerFactory(client, { log: log.child({ component: 'informer' }), clock, resyncMs: options.timings.resyncMs });
+  // No hub controller reads managedFields; at 1,000 clusters they were ~10 MiB of the informers' heap.
+  const factory = createInformerFactory(client, { log: log.child({ component: 'informer' }), clock, resyncMs: options.timings.resyncMs, dropManagedFields: true });
   const filtered = { labelSelector: HUB_KUBE_LABEL_SELECTOR };
   const informers: HubInformers = {
     clusters: factory.informerFor(resourceTypes.managedClusters),

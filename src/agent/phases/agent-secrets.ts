@@ -36,7 +36,7 @@ export interface AgentSecrets {
 
 export async function watchAgentSecrets(i: AgentSecretsInput, scope: RunScope, signal: AbortSignal): Promise<AgentSecrets> {
   const { options: opts, log, clock } = i;
-  const informers = createInformerFactory(i.managementClient, { log, clock, resyncMs: opts.timings.informerResyncMs });
+  const informers = createInformerFactory(i.managementClient, { log, clock, resyncMs: opts.timings.informerResyncMs, dropManagedFields: true });
   const secretInformer = informers.informerFor<Secret>(resourceTypes.secrets, { namespace: opts.namespace });
   registerBootstrapKubeconfigHandler({ secretInformer, secretName: opts.bootstrapKubeconfigSecret, log, cancel: i.cancel });
   const filesChanged = createWakeup();

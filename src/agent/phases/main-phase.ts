@@ -57,8 +57,8 @@ export interface MainPhaseInput {
 export function startMainPhase(i: MainPhaseInput, scope: RunScope, signal: AbortSignal): string[] {
   const { options: opts, names, hubClient, log, clock } = i;
   const clusterName = names.clusterName;
-  const hubInformers = createInformerFactory(hubClient, { log, clock, resyncMs: opts.timings.informerResyncMs });
-  const spokeInformers = createInformerFactory(i.clients.spoke, { log, clock, resyncMs: opts.timings.informerResyncMs });
+  const hubInformers = createInformerFactory(hubClient, { log, clock, resyncMs: opts.timings.informerResyncMs, dropManagedFields: true });
+  const spokeInformers = createInformerFactory(i.clients.spoke, { log, clock, resyncMs: opts.timings.informerResyncMs, dropManagedFields: true });
   const csrInformer = clusterCsrInformer({ hubClient, clusterName, driver: i.hub.driver, resyncMs: opts.timings.informerResyncMs, log, clock });
   const clusterInformer = hubInformers.informerFor<ManagedCluster>(resourceTypes.managedClusters, { fieldSelector: `metadata.name=${clusterName}` });
   const registerController = createRegisterSecretController({
