@@ -55,9 +55,11 @@ test('should join 20 agents, survive a hub SIGKILL without new CSRs and stop eve
       hubRestart: { newCsrs: number; rebootstraps: number; recoverMs: number; leaseRequests: Record<'untilReady' | 'afterReady', { total: number }> };
       leaseUpdate: { count: number };
     };
-    assert.equal(report.joined, CLUSTERS);
-    assert.equal(report.available, CLUSTERS);
-    assert.equal(report.failed, 0);
+    // A failure says why: the final figures and the fleet's last progress and event lines.
+    const why = `${JSON.stringify(report)}\n${err.slice(-2000)}`;
+    assert.equal(report.joined, CLUSTERS, why);
+    assert.equal(report.available, CLUSTERS, why);
+    assert.equal(report.failed, 0, why);
     assert.equal(report.hubRestart.newCsrs, 0);
     assert.equal(report.hubRestart.rebootstraps, 0);
     // Every cluster renewed on the new hub: at least one GET and one PUT each after the kill.
