@@ -49,7 +49,7 @@ export function createInformerFactory(client: KubeClient, opts: InformerFactoryO
           ...(opts.log ? { log: opts.log } : {}),
           ...(opts.clock ? { clock: opts.clock } : {}),
           resyncMs: opts.resyncMs ?? 0,
-          ...(opts.dropManagedFields ? { dropManagedFields: true } : {}),
+          dropManagedFields: opts.dropManagedFields ?? false,
         });
         informers.set(key, inf);
         if (startedWith) inf.start(startedWith);

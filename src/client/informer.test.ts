@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../api/meta.js';
+import type { KubeObject, ManagedFieldsEntry } from '../api/meta.js';
 import { ApiStatusError, NetworkError, statusFromCode } from './errors.js';
 import { FakeResourceClient } from './fake-resource-client.js';
 import { replaceAll } from './informer-cache.js';
@@ -62,11 +62,11 @@ test('should list, sync, then watch from the list resourceVersion with bookmarks
 });
 
 test('should cache listed and watched objects without managedFields when asked to, and keep them otherwise', async () => {
-  const owned = (name: string, rv: string): KubeObject => ({
-    ...cm(name, rv, { app: 'x' }),
-    metadata: { ...cm(name, rv, { app: 'x' }).metadata, managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }] },
-    data: { k: 'v' },
-  });
+  const owned = (name: string, rv: string): KubeObject => {
+    const { metadata } = cm(name, rv, { app: 'x' });
+    const managedFields: ManagedFieldsEntry[] = [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }];
+    return { metadata: { ...metadata, managedFields }, data: { k: 'v' } };
+  };
   for (const drop of [true, false]) {
     const { client, inf, ac } = setup({ dropManagedFields: drop });
     const listed = owned('a', '5');
